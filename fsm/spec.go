@@ -1,0 +1,197 @@
+// Package fsm declares webcodex's finite-state machines as data, builds
+// qmuntal/stateless machines from those declarations, renders them for
+// spec/, and walks them with rapid property tests.
+//
+// A declaration ([Spec]) is the one source of truth: the runtime, the
+// diagrams and the property-test model are all read from it.
+package fsm
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Effect names a side effect an owner runs after a transition, never inside
+// it: stateless has no rollback once the state has changed.
+type Effect string
+
+// Effects shared by several machines.
+const (
+	NoEffect Effect = ""
+)
+
+// Counters holds a machine's named counters (attempts, generation, …). The
+// declaration says which edges increment or reset them; guards may read them.
+type Counters map[string]int
+
+func (c Counters) clone() Counters {
+	out := make(Counters, len(c))
+	for k, v := range c {
+		out[k] = v
+	}
+	return out
+}
+
+// Env is what a guard sees: the owner's facts and the machine's counters.
+type Env[F any] struct {
+	Facts    F
+	Counters Counters
+}
+
+// Guard is a named, pure predicate. Names appear in diagrams; guards on one
+// (state, trigger) must be mutually exclusive, which [Spec.Validate] checks.
+type Guard[F any] struct {
+	Name string
+	OK   func(Env[F]) bool
+}
+
+// Not returns the complement of g, named "!name".
+func Not[F any](g *Guard[F]) *Guard[F] {
+	return &Guard[F]{Name: "!" + g.Name, OK: func(e Env[F]) bool { return !g.OK(e) }}
+}
+
+// Below returns a guard that holds while counter is below limit.
+func Below[F any](counter string, limit int) *Guard[F] {
+	return &Guard[F]{Name: fmt.Sprintf("%s<%d", counter, limit), OK: func(e Env[F]) bool { return e.Counters[counter] < limit }}
+}
+
+// AtLeast returns the complement of [Below].
+func AtLeast[F any](counter string, limit int) *Guard[F] {
+	return &Guard[F]{Name: fmt.Sprintf("%s>=%d", counter, limit), OK: func(e Env[F]) bool { return e.Counters[counter] >= limit }}
+}
+
+// Edge is one declared transition. Effect runs after the transition, keyed
+// by the value of Count (if set): an effect on an edge without a counter is
+// one-shot for the machine's life, so an edge that can repeat must count.
+type Edge[S, T ~string, F any] struct {
+	From   S
+	On     T
+	To     S
+	Guard  *Guard[F]
+	Effect Effect
+	Count  string   // counter incremented when this edge is taken
+	Reset  []string // counters set to zero when this edge is taken
+}
+
+// StateDoc documents a state in one line that lists its exits, as
+// net/http.ConnState does.
+type StateDoc[S ~string] struct {
+	State S
+	Doc   string
+}
+
+// Spec is a machine declared as data.
+type Spec[S, T ~string, F any] struct {
+	Name    string // file name in spec/, e.g. "consent"
+	Title   string
+	Guards  string // one paragraph: what this machine guards, for reviewers
+	Initial S
+	States  []StateDoc[S]
+	// Triggers lists every trigger; the property harness draws from it.
+	Triggers []T
+	Edges    []Edge[S, T, F]
+	Stable   []S // states where the machine may rest
+	Terminal []S // states with no exits
+	// Budgets bounds counters: a counter above its budget is a failed
+	// property ("no retry budget exceeded").
+	Budgets Counters
+	// MaxTransient bounds how many transitions in a row may pass through
+	// states that are neither stable nor terminal.
+	MaxTransient int
+
+	// Generation, when set, names the counter that is the connection
+	// generation, and Invalidate the effect that invalidates capabilities of
+	// older generations; the harness checks that no stable state is reached
+	// with capabilities of an older generation still valid.
+	Generation string
+	Invalidate Effect
+	// Revoked states make a grant final; Armed states are the ones a
+	// revocation must never lead back to.
+	Revoked []S
+	Armed   []S
+	// Flight, when set, is the effect that leads a single-flight transition:
+	// it fires at most once between two rests in a stable state.
+	Flight Effect
+	// Forbidden effects must be unreachable (e.g. close_browser for an
+	// external browser); Validate checks no edge carries one.
+	Forbidden []Effect
+
+	// DrawFacts draws random facts for the property harness and for the
+	// guard-exclusivity check in Validate.
+	DrawFacts func(draw Drawer) F
+}
+
+// Drawer draws values; *rapid.T satisfies it through [RapidDrawer].
+type Drawer interface {
+	Bool(label string) bool
+	IntRange(label string, lo, hi int) int
+}
+
+// Next is the plain table model: the edge taken from `from` on `on`, if any.
+func (s *Spec[S, T, F]) Next(from S, on T, env Env[F]) (Edge[S, T, F], bool) {
+	for _, e := range s.Edges {
+		if e.From == from && e.On == on && (e.Guard == nil || e.Guard.OK(env)) {
+			return e, true
+		}
+	}
+	return Edge[S, T, F]{}, false
+}
+
+// IsStable reports whether st is a declared resting state.
+func (s *Spec[S, T, F]) IsStable(st S) bool { return slices.Contains(s.Stable, st) }
+
+// IsTerminal reports whether st is a declared terminal state.
+func (s *Spec[S, T, F]) IsTerminal(st S) bool { return slices.Contains(s.Terminal, st) }
+
+// StateNames returns the declared states in declaration order.
+func (s *Spec[S, T, F]) StateNames() []S {
+	out := make([]S, 0, len(s.States))
+	for _, d := range s.States {
+		out = append(out, d.State)
+	}
+	return out
+}
+
+// apply returns counters after taking e.
+func apply[S, T ~string, F any](c Counters, e Edge[S, T, F]) Counters {
+	out := c.clone()
+	for _, r := range e.Reset {
+		out[r] = 0
+	}
+	if e.Count != "" {
+		out[e.Count]++
+	}
+	return out
+}
+
+// EffectID is the ledger identity of an effect: its name and every counter
+// after the edge was taken ("dial#attempts=2,losses=1"). An edge that can
+// repeat must count, or its effect repeats an ID, which the harness reports
+// as a replay.
+func EffectID[S, T ~string, F any](e Edge[S, T, F], after Counters) string {
+	if e.Effect == NoEffect {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(string(e.Effect))
+	for i, k := range sortedKeys(after) {
+		if i == 0 {
+			b.WriteByte('#')
+		} else {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%s=%d", k, after[k])
+	}
+	return b.String()
+}
+
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	keys := make([]K, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
