@@ -21,6 +21,7 @@ type Table struct {
 	MaxTransient int            `json:"max_transient"`
 	Generation   string         `json:"generation,omitempty"`
 	Invalidate   string         `json:"invalidate,omitempty"`
+	Live         []string       `json:"live,omitempty"`
 	Revoked      []string       `json:"revoked,omitempty"`
 	Armed        []string       `json:"armed,omitempty"`
 	Flight       string         `json:"flight,omitempty"`
@@ -73,6 +74,9 @@ func (s *Spec[S, T, F]) Table() Table {
 	}
 	if len(s.Budgets) > 0 {
 		t.Budgets = map[string]int(s.Budgets.clone())
+	}
+	for _, st := range s.Live {
+		t.Live = append(t.Live, string(st))
 	}
 	for _, st := range s.Revoked {
 		t.Revoked = append(t.Revoked, string(st))
@@ -211,7 +215,7 @@ func (t Table) Properties() []Property {
 		{"no replay", "no effect ID is dispatched twice, whatever the events (an effect on an edge without a counter is one-shot)."},
 	}
 	if t.Generation != "" {
-		ps = append(ps, Property{"generations", fmt.Sprintf("whenever `%s` increases, `%s` runs before the machine rests again, so capabilities of older generations are refused.", t.Generation, t.Invalidate)})
+		ps = append(ps, Property{"generations", fmt.Sprintf("whenever `%s` increases, `%s` runs before the machine reaches a live state (%s), so capabilities of older generations are refused.", t.Generation, t.Invalidate, t.liveList())})
 	} else {
 		ps = append(ps, Property{"generations", "not applicable: this machine mints no generations (checked vacuously)."})
 	}
@@ -234,4 +238,17 @@ func codeList(ss []string) string {
 		out[i] = "`" + s + "`"
 	}
 	return strings.Join(out, ", ")
+}
+
+func (t Table) liveList() string {
+	if len(t.Live) > 0 {
+		return codeList(t.Live)
+	}
+	var stable []string
+	for _, st := range t.States {
+		if st.Stable {
+			stable = append(stable, st.Name)
+		}
+	}
+	return codeList(stable)
 }

@@ -107,6 +107,10 @@ type Spec[S, T ~string, F any] struct {
 	// with capabilities of an older generation still valid.
 	Generation string
 	Invalidate Effect
+	// Live states use the newest generation; resting in one with older
+	// capabilities still valid fails the generations property. Empty means
+	// the stable states.
+	Live []S
 	// Revoked states make a grant final; Armed states are the ones a
 	// revocation must never lead back to.
 	Revoked []S
@@ -195,3 +199,6 @@ func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
 	slices.Sort(keys)
 	return keys
 }
+
+// Doc pairs a state with its one-line doc.
+func Doc[S ~string](state S, doc string) StateDoc[S] { return StateDoc[S]{State: state, Doc: doc} }

@@ -1,0 +1,155 @@
+package consent
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// GrantState is a state of a grant's lifetime.
+type GrantState string
+
+// Grant states. Each doc lists the state's exits.
+const (
+	GrantLive             GrantState = "active"           // moves to idle_expired, absolute_expired, revoked or discarded; a use in time stays.
+	GrantIdleExpired      GrantState = "idle_expired"     // terminal.
+	GrantAbsoluteExpired  GrantState = "absolute_expired" // terminal.
+	GrantRevokedState     GrantState = "revoked"          // terminal.
+	GrantDiscardedRestart GrantState = "discarded"        // terminal: the Runner stopped.
+)
+
+// GrantTrigger is an event in a grant's lifetime.
+type GrantTrigger string
+
+// Grant triggers.
+const (
+	GrantUse      GrantTrigger = "use"
+	GrantRevoke   GrantTrigger = "revoke"
+	GrantDiscard  GrantTrigger = "runner_restart"
+	GrantIdleTick GrantTrigger = "idle_timeout"
+	GrantAbsTick  GrantTrigger = "absolute_timeout"
+)
+
+// GrantFacts are read by the grant's guards.
+type GrantFacts struct {
+	IdleLeft     bool // the idle expiry has not passed
+	AbsoluteLeft bool // the absolute expiry has not passed
+}
+
+var (
+	grantInTime      = &fsm.Guard[GrantFacts]{Name: "in_time", OK: func(e fsm.Env[GrantFacts]) bool { return e.Facts.IdleLeft && e.Facts.AbsoluteLeft }}
+	grantAbsExpired  = &fsm.Guard[GrantFacts]{Name: "absolute_passed", OK: func(e fsm.Env[GrantFacts]) bool { return !e.Facts.AbsoluteLeft }}
+	grantIdleExpired = &fsm.Guard[GrantFacts]{Name: "idle_passed && absolute_left", OK: func(e fsm.Env[GrantFacts]) bool { return !e.Facts.IdleLeft && e.Facts.AbsoluteLeft }}
+)
+
+// GrantSpec is a grant's lifetime: in memory only, idle and absolute
+// expiry, revocation final, discarded when the Runner stops.
+var GrantSpec = (&fsm.Spec[GrantState, GrantTrigger, GrantFacts]{
+	Name:  "grant",
+	Title: "Grant",
+	Guards: "What a person's approval mints: permission to attach to one browser process (fingerprint), for one Runner " +
+		"instance and session, with a reconnect budget. It lives in memory only, expires after 30 minutes idle or 8 hours in " +
+		"all, and once revoked or expired nothing re-arms it.",
+	Initial: GrantLive,
+	States: []fsm.StateDoc[GrantState]{
+		fsm.Doc(GrantLive, "Usable. A use in time stays active; moves to idle_expired, absolute_expired, revoked or discarded."),
+		fsm.Doc(GrantIdleExpired, "Terminal. Unused for longer than the idle expiry."),
+		fsm.Doc(GrantAbsoluteExpired, "Terminal. Older than the absolute expiry."),
+		fsm.Doc(GrantRevokedState, "Terminal. Revoked by the person (prompt dismissed) or by the owner."),
+		fsm.Doc(GrantDiscardedRestart, "Terminal. The Runner stopped; grants never survive a restart."),
+	},
+	Triggers: []GrantTrigger{GrantUse, GrantRevoke, GrantDiscard, GrantIdleTick, GrantAbsTick},
+	Edges: []fsm.Edge[GrantState, GrantTrigger, GrantFacts]{
+		{From: GrantLive, On: GrantUse, To: GrantLive, Guard: grantInTime, Count: "uses"},
+		{From: GrantLive, On: GrantUse, To: GrantIdleExpired, Guard: grantIdleExpired},
+		{From: GrantLive, On: GrantUse, To: GrantAbsoluteExpired, Guard: grantAbsExpired},
+		{From: GrantLive, On: GrantIdleTick, To: GrantIdleExpired},
+		{From: GrantLive, On: GrantAbsTick, To: GrantAbsoluteExpired},
+		{From: GrantLive, On: GrantRevoke, To: GrantRevokedState, Effect: EffectRevokeGrant},
+		{From: GrantLive, On: GrantDiscard, To: GrantDiscardedRestart},
+	},
+	Stable:       []GrantState{GrantLive},
+	Terminal:     []GrantState{GrantIdleExpired, GrantAbsoluteExpired, GrantRevokedState, GrantDiscardedRestart},
+	MaxTransient: 1,
+	Revoked:      []GrantState{GrantIdleExpired, GrantAbsoluteExpired, GrantRevokedState, GrantDiscardedRestart},
+	Armed:        []GrantState{GrantLive},
+	DrawFacts: func(d fsm.Drawer) GrantFacts {
+		return GrantFacts{IdleLeft: d.Bool("idle_left"), AbsoluteLeft: d.Bool("absolute_left")}
+	},
+}).MustValidate()
+
+// Grant expiries.
+const (
+	IdleExpiry     = 30 * time.Minute
+	AbsoluteExpiry = 8 * time.Hour
+)
+
+// Grant is permission to attach to one browser process. Safe for concurrent
+// use.
+type Grant struct {
+	scope    Scope
+	absolute time.Time
+
+	mu       sync.Mutex // mu guards the fields that follow
+	lastUsed time.Time
+	facts    GrantFacts
+	m        *fsm.Machine[GrantState, GrantTrigger, GrantFacts]
+}
+
+func newGrant(scope Scope, now time.Time) *Grant {
+	g := &Grant{scope: scope, absolute: now.Add(AbsoluteExpiry), lastUsed: now}
+	g.m = GrantSpec.Build(func() GrantFacts { return g.facts })
+	return g
+}
+
+// Use checks the grant at now and touches its idle timer.
+func (g *Grant) Use(now time.Time) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.facts = GrantFacts{IdleLeft: now.Sub(g.lastUsed) < IdleExpiry, AbsoluteLeft: now.Before(g.absolute)}
+	if _, err := g.m.Fire(context.Background(), GrantUse); err != nil {
+		return g.refusalLocked()
+	}
+	if g.m.State() != GrantLive {
+		return g.refusalLocked()
+	}
+	g.lastUsed = now
+	return nil
+}
+
+func (g *Grant) refusalLocked() error {
+	if g.m.State() == GrantRevokedState {
+		return fsm.Refuse(fsm.ConsentRevoked, "the grant for this browser was revoked")
+	}
+	return fsm.Refusef(fsm.ConsentRequired, "the grant for this browser is %s; a new approval is needed", g.m.State())
+}
+
+// Revoke ends the grant for good.
+func (g *Grant) Revoke() { g.fire(GrantRevoke) }
+
+func (g *Grant) fire(t GrantTrigger) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.m.Fire(context.Background(), t)
+}
+
+// State returns the grant's lifetime state.
+func (g *Grant) State() GrantState { return g.m.State() }
+
+// Expiry returns when the grant ends if used no more: the earlier of the
+// idle and the absolute expiry.
+func (g *Grant) Expiry() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	idle := g.lastUsed.Add(IdleExpiry)
+	if idle.Before(g.absolute) {
+		return idle
+	}
+	return g.absolute
+}
+
+// ReconnectBudget returns the number of reconnect attempts the grant allows
+// per loss.
+func (g *Grant) ReconnectBudget() int { return g.scope.ReconnectBudget }

@@ -1,0 +1,88 @@
+package consent
+
+import "github.com/webcodex/webcodex/fsm"
+
+// Facts are what the attempt's guards read: observations by the Runner and
+// the ConsentUI adapter, never a caller's claim.
+type Facts struct {
+	Unexpired      bool // the approval or grant is within its expiry
+	OwnerMatches   bool // the endpoint's listening process is the approved fingerprint
+	ExactCandidate bool // exactly one prompt candidate with full proof
+}
+
+// DrawFacts draws random facts for property tests.
+func DrawFacts(d fsm.Drawer) Facts {
+	return Facts{Unexpired: d.Bool("unexpired"), OwnerMatches: d.Bool("owner_matches"), ExactCandidate: d.Bool("exact_candidate")}
+}
+
+var (
+	unexpired      = &fsm.Guard[Facts]{Name: "unexpired", OK: func(e fsm.Env[Facts]) bool { return e.Facts.Unexpired }}
+	ownerMatches   = &fsm.Guard[Facts]{Name: "owner_matches", OK: func(e fsm.Env[Facts]) bool { return e.Facts.OwnerMatches }}
+	exactCandidate = &fsm.Guard[Facts]{Name: "exact_candidate", OK: func(e fsm.Env[Facts]) bool { return e.Facts.ExactCandidate }}
+)
+
+type edge = fsm.Edge[State, Trigger, Facts]
+
+// AttemptSpec is the consent machine for one attachment attempt.
+var AttemptSpec = (&fsm.Spec[State, Trigger, Facts]{
+	Name:  "consent",
+	Title: "Consent: one attachment attempt",
+	Guards: "One attempt to attach to a person's running browser. Nothing connects before a person's approval mints a grant; " +
+		"the endpoint's owner is proven before dialing and again on the live socket; Chrome's own prompt is pressed at most once " +
+		"and only when exactly one candidate has full proof; a dismissal revokes the grant for good; every older capability is " +
+		"invalidated before the attachment is handed on.",
+	Initial: ApprovalRequired,
+	States: []fsm.StateDoc[State]{
+		fsm.Doc(ApprovalRequired, "Waiting for a person. Moves to grant_active (approved in time) or refused (denied, expired)."),
+		fsm.Doc(GrantActive, "A grant covers this browser. Moves to endpoint_preflight (connect) or grant_revoked (revoke)."),
+		fsm.Doc(EndpointPreflight, "Proving who listens on the endpoint. Moves to connecting_pending_consent (owner matches) or refused."),
+		fsm.Doc(ConnectingPendingConsent, "One WebSocket dialed; Chrome may hold the handshake for its prompt. Moves to socket_ready, consent_prompt_observed, consent_dismissed or timeout_or_ambiguity."),
+		fsm.Doc(ConsentPromptObserved, "The adapter saw prompt candidates. Moves to consent_pressed (exactly one proven candidate), consent_dismissed or timeout_or_ambiguity."),
+		fsm.Doc(ConsentPressed, "The one exact action was pressed. Moves to socket_ready, consent_dismissed or timeout_or_ambiguity."),
+		fsm.Doc(SocketReady, "The handshake completed. Moves to endpoint_reproved (same owner) or refused (owner changed)."),
+		fsm.Doc(ConsentDismissed, "The person said no. Moves to grant_revoked."),
+		fsm.Doc(GrantRevoked, "Terminal. The grant is revoked; only a new approval can attach again."),
+		fsm.Doc(TimeoutOrAmbiguity, "The deadline passed or the prompt was ambiguous. Moves to refused."),
+		fsm.Doc(Refused, "Terminal. The attempt ended with a structured refusal and a human next step."),
+		fsm.Doc(EndpointReproved, "The live socket's owner is the approved process. Moves to capabilities_invalidated."),
+		fsm.Doc(CapabilitiesInvalidated, "Every older page handle and ref is refused. Moves to ready_for_rebind."),
+		fsm.Doc(ReadyForRebind, "Terminal. The attachment is live on a new generation; callers must list pages again."),
+	},
+	Triggers: []Trigger{Approve, Deny, Connect, OwnerProven, HandshakeComplete, PromptObserved, Press, Dismissed, DeadlineExpired, Revoke, Refuse, Reprove, Invalidate, Rebind},
+	Edges: []edge{
+		{From: ApprovalRequired, On: Approve, To: GrantActive, Guard: unexpired, Effect: EffectMintGrant},
+		{From: ApprovalRequired, On: Approve, To: Refused, Guard: fsm.Not(unexpired)},
+		{From: ApprovalRequired, On: Deny, To: Refused},
+		{From: GrantActive, On: Connect, To: EndpointPreflight, Effect: EffectProveEndpoint},
+		{From: GrantActive, On: Revoke, To: GrantRevoked, Effect: EffectRevokeGrant},
+		{From: EndpointPreflight, On: OwnerProven, To: ConnectingPendingConsent, Guard: ownerMatches, Effect: EffectDial},
+		{From: EndpointPreflight, On: OwnerProven, To: Refused, Guard: fsm.Not(ownerMatches)},
+		{From: EndpointPreflight, On: DeadlineExpired, To: Refused},
+		{From: ConnectingPendingConsent, On: HandshakeComplete, To: SocketReady, Count: "connections"},
+		{From: ConnectingPendingConsent, On: PromptObserved, To: ConsentPromptObserved, Guard: exactCandidate},
+		{From: ConnectingPendingConsent, On: PromptObserved, To: TimeoutOrAmbiguity, Guard: fsm.Not(exactCandidate)},
+		{From: ConnectingPendingConsent, On: Dismissed, To: ConsentDismissed},
+		{From: ConnectingPendingConsent, On: DeadlineExpired, To: TimeoutOrAmbiguity},
+		{From: ConsentPromptObserved, On: Press, To: ConsentPressed, Effect: EffectPressConsent},
+		{From: ConsentPromptObserved, On: Dismissed, To: ConsentDismissed},
+		{From: ConsentPromptObserved, On: DeadlineExpired, To: TimeoutOrAmbiguity},
+		{From: ConsentPressed, On: HandshakeComplete, To: SocketReady, Count: "connections"},
+		{From: ConsentPressed, On: Dismissed, To: ConsentDismissed},
+		{From: ConsentPressed, On: DeadlineExpired, To: TimeoutOrAmbiguity},
+		{From: ConsentDismissed, On: Revoke, To: GrantRevoked, Effect: EffectRevokeGrant},
+		{From: TimeoutOrAmbiguity, On: Refuse, To: Refused, Effect: EffectClosePending},
+		{From: SocketReady, On: Reprove, To: EndpointReproved, Guard: ownerMatches},
+		{From: SocketReady, On: Reprove, To: Refused, Guard: fsm.Not(ownerMatches), Effect: EffectClosePending},
+		{From: EndpointReproved, On: Invalidate, To: CapabilitiesInvalidated, Effect: EffectInvalidate},
+		{From: CapabilitiesInvalidated, On: Rebind, To: ReadyForRebind},
+	},
+	Stable:       []State{ApprovalRequired, GrantActive},
+	Terminal:     []State{GrantRevoked, Refused, ReadyForRebind},
+	MaxTransient: 8,
+	Generation:   "connections",
+	Invalidate:   EffectInvalidate,
+	Live:         []State{ReadyForRebind},
+	Revoked:      []State{ConsentDismissed, GrantRevoked},
+	Armed:        []State{GrantActive, EndpointPreflight, ConnectingPendingConsent},
+	DrawFacts:    DrawFacts,
+}).MustValidate()

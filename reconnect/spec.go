@@ -1,0 +1,77 @@
+package reconnect
+
+import "github.com/webcodex/webcodex/fsm"
+
+// Facts are what the reconnect guards read.
+type Facts struct {
+	SameProcess bool // process fingerprint, profile and endpoint owner re-proven equal
+}
+
+var sameProcess = &fsm.Guard[Facts]{Name: "same_process", OK: func(e fsm.Env[Facts]) bool { return e.Facts.SameProcess }}
+
+type edge = fsm.Edge[State, Trigger, Facts]
+
+// inFlight are the states a deadline or a session end can interrupt.
+var inFlight = []State{Singleflight, GatesClosed, Revalidated, ConnectingPending}
+
+func interruptions() []edge {
+	var out []edge
+	for _, s := range inFlight {
+		out = append(out,
+			edge{From: s, On: DeadlineExpired, To: Exhausted},
+			edge{From: s, On: SessionEnded, To: Cancelled})
+	}
+	return out
+}
+
+// Spec is the reconnect machine.
+var Spec = (&fsm.Spec[State, Trigger, Facts]{
+	Name:  "reconnect",
+	Title: "Reconnect after socket loss",
+	Guards: "What happens when the one browser-level socket is lost. One leader per browser; every mutation gate is closed " +
+		"before anything else; process, profile and endpoint are re-proven; at most three connection attempts under one " +
+		"deadline; a dismissal of the browser's prompt revokes the grant; the generation increments and every older page " +
+		"handle and ref is refused before the gates reopen. A mutation in flight completes on the old generation or is refused.",
+	Initial: Ready,
+	States: []fsm.StateDoc[State]{
+		fsm.Doc(Ready, "Connected. Moves to reconnect_singleflight on socket loss or a reconnect request."),
+		fsm.Doc(Singleflight, "One leader owns the transition; other requests join it. Moves to mutation_gates_closed, exhausted or cancelled."),
+		fsm.Doc(GatesClosed, "No mutation may start. Moves to process_profile_endpoint_revalidated (same process), lost (changed), exhausted or cancelled."),
+		fsm.Doc(Revalidated, "Process, profile and endpoint re-proven. Moves to connecting_pending_consent (attempts left) or exhausted."),
+		fsm.Doc(ConnectingPending, "One socket dialed, maybe held by the browser's prompt. Moves to endpoint_generation_incremented, back to process_profile_endpoint_revalidated (failed attempt), grant_revoked, exhausted or cancelled."),
+		fsm.Doc(GenerationIncremented, "A new generation is minted. Moves to old_capabilities_invalidated."),
+		fsm.Doc(CapabilitiesInvalid, "Every capability of an older generation is refused. Moves to mutation_gates_reopened."),
+		fsm.Doc(GatesReopened, "Mutations may start on the new generation. Moves to ready_for_rebind."),
+		fsm.Doc(ReadyForRebind, "Connected on the new generation; callers must list pages again. Moves to reconnect_singleflight on the next loss."),
+		fsm.Doc(Exhausted, "Terminal. Three attempts or the deadline spent: browser_reconnect_exhausted."),
+		fsm.Doc(Revoked, "Terminal. The person dismissed the prompt: browser_consent_revoked, never retried."),
+		fsm.Doc(Lost, "Terminal. The process or endpoint changed: a new approval is needed."),
+		fsm.Doc(Cancelled, "Terminal. The owning session ended."),
+	},
+	Triggers: []Trigger{SocketLost, CloseGates, Revalidate, Dial, Connected, DialFailed, PromptDismissed, Invalidate, ReopenGates, Rebind, DeadlineExpired, SessionEnded},
+	Edges: append([]edge{
+		{From: Ready, On: SocketLost, To: Singleflight, Effect: EffectLead, Count: "losses", Reset: []string{"attempts"}},
+		{From: ReadyForRebind, On: SocketLost, To: Singleflight, Effect: EffectLead, Count: "losses", Reset: []string{"attempts"}},
+		{From: Singleflight, On: CloseGates, To: GatesClosed, Effect: EffectCloseGates},
+		{From: GatesClosed, On: Revalidate, To: Revalidated, Guard: sameProcess},
+		{From: GatesClosed, On: Revalidate, To: Lost, Guard: fsm.Not(sameProcess)},
+		{From: Revalidated, On: Dial, To: ConnectingPending, Guard: fsm.Below[Facts]("attempts", MaxAttempts), Effect: EffectDial, Count: "attempts"},
+		{From: Revalidated, On: Dial, To: Exhausted, Guard: fsm.AtLeast[Facts]("attempts", MaxAttempts)},
+		{From: ConnectingPending, On: Connected, To: GenerationIncremented, Count: "generation"},
+		{From: ConnectingPending, On: DialFailed, To: Revalidated},
+		{From: ConnectingPending, On: PromptDismissed, To: Revoked, Effect: EffectRevokeGrant},
+		{From: GenerationIncremented, On: Invalidate, To: CapabilitiesInvalid, Effect: EffectInvalidate},
+		{From: CapabilitiesInvalid, On: ReopenGates, To: GatesReopened, Effect: EffectReopenGates},
+		{From: GatesReopened, On: Rebind, To: ReadyForRebind},
+	}, interruptions()...),
+	Stable:       []State{Ready, ReadyForRebind},
+	Terminal:     []State{Exhausted, Revoked, Lost, Cancelled},
+	Budgets:      fsm.Counters{"attempts": MaxAttempts},
+	MaxTransient: 3 + 2*MaxAttempts + 3,
+	Generation:   "generation",
+	Invalidate:   EffectInvalidate,
+	Revoked:      []State{Revoked},
+	Armed:        []State{Ready, ReadyForRebind, ConnectingPending},
+	Flight:       EffectLead,
+	DrawFacts:    func(d fsm.Drawer) Facts { return Facts{SameProcess: d.Bool("same_process")} },
+}).MustValidate()

@@ -1,0 +1,57 @@
+// Package reconnect owns what happens when a browser connection is lost:
+// the reconnect machine, connection generations, the single-flight leader,
+// the attempt budget and the one deadline. It asks consent/ nothing itself:
+// the owner feeds it the grant's verdicts as facts.
+package reconnect
+
+// State is a state of the reconnect machine. The names are seed 003's.
+type State string
+
+// Reconnect states. Each doc lists the state's exits.
+const (
+	Ready                 State = "ready"                                // moves to reconnect_singleflight.
+	Singleflight          State = "reconnect_singleflight"               // moves to mutation_gates_closed, exhausted or cancelled.
+	GatesClosed           State = "mutation_gates_closed"                // moves to process_profile_endpoint_revalidated, lost, exhausted or cancelled.
+	Revalidated           State = "process_profile_endpoint_revalidated" // moves to connecting_pending_consent, exhausted or cancelled.
+	ConnectingPending     State = "connecting_pending_consent"           // moves to endpoint_generation_incremented, process_profile_endpoint_revalidated (retry), revoked, exhausted or cancelled.
+	GenerationIncremented State = "endpoint_generation_incremented"      // moves to old_capabilities_invalidated.
+	CapabilitiesInvalid   State = "old_capabilities_invalidated"         // moves to mutation_gates_reopened.
+	GatesReopened         State = "mutation_gates_reopened"              // moves to ready_for_rebind.
+	ReadyForRebind        State = "ready_for_rebind"                     // moves to reconnect_singleflight on the next loss.
+	Exhausted             State = "exhausted"                            // terminal: budget or deadline spent.
+	Revoked               State = "grant_revoked"                        // terminal: the person dismissed the prompt.
+	Lost                  State = "lost"                                 // terminal: the process or endpoint changed.
+	Cancelled             State = "cancelled"                            // terminal: the owning session ended.
+)
+
+// Trigger is an event fed into the reconnect machine.
+type Trigger string
+
+// Reconnect triggers.
+const (
+	SocketLost      Trigger = "socket_lost"   // the transport closed, or a person asked to reconnect
+	CloseGates      Trigger = "close_gates"   // close every mutation gate of the browser
+	Revalidate      Trigger = "revalidate"    // re-prove process, profile and endpoint
+	Dial            Trigger = "dial"          // open one browser-level socket
+	Connected       Trigger = "connected"     // the socket's handshake completed
+	DialFailed      Trigger = "dial_failed"   // the attempt failed
+	PromptDismissed Trigger = "dismissed"     // the person cancelled the browser's prompt
+	Invalidate      Trigger = "invalidate"    // refuse every older capability
+	ReopenGates     Trigger = "reopen_gates"  // reopen the mutation gates
+	Rebind          Trigger = "rebind"        // tell callers to list pages again
+	DeadlineExpired Trigger = "deadline"      // the transition's one deadline passed
+	SessionEnded    Trigger = "session_ended" // the owning session ended
+)
+
+// Effects the owner runs after reconnect transitions.
+const (
+	EffectLead        = "lead_reconnect"
+	EffectCloseGates  = "close_mutation_gates"
+	EffectDial        = "dial_websocket"
+	EffectInvalidate  = "invalidate_capabilities"
+	EffectReopenGates = "reopen_mutation_gates"
+	EffectRevokeGrant = "revoke_grant"
+)
+
+// MaxAttempts is the most connection attempts per loss.
+const MaxAttempts = 3
