@@ -1,0 +1,111 @@
+package lease
+
+import "github.com/webcodex/webcodex/fsm"
+
+// AttachState is a state of a Browser's attachment, in any mode.
+type AttachState string
+
+// Attachment states. Each doc lists the state's exits.
+const (
+	AttachLaunching    AttachState = "launching"    // owned: moves to ready or closed.
+	AttachAttaching    AttachState = "attaching"    // external: moves to ready or detached.
+	AttachReady        AttachState = "ready"        // moves to reconnecting, closing (owned) or detached (external).
+	AttachReconnecting AttachState = "reconnecting" // moves to ready or lost.
+	AttachLost         AttachState = "lost"         // moves to closed (owned) or detached (external).
+	AttachClosing      AttachState = "closing"      // owned: moves to closed.
+	AttachClosed       AttachState = "closed"       // terminal: owned process tree gone.
+	AttachDetached     AttachState = "detached"     // terminal: external browser untouched.
+)
+
+// AttachTrigger is an event in a Browser's attachment.
+type AttachTrigger string
+
+// Attachment triggers.
+const (
+	AttachUp          AttachTrigger = "up"          // launched or attached and connected
+	AttachFailed      AttachTrigger = "failed"      // launch or attach failed
+	AttachSocketLost  AttachTrigger = "socket_lost" // the browser-level socket closed
+	AttachReconnected AttachTrigger = "reconnected" // the reconnect machine reached ready_for_rebind
+	AttachGiveUp      AttachTrigger = "gave_up"     // the reconnect machine ended without a socket
+	AttachClose       AttachTrigger = "close"       // a person or agent closed the browser
+	AttachClosedDone  AttachTrigger = "closed"      // Browser.close returned or its wait ended
+	AttachExited      AttachTrigger = "exited"      // the owned process exited on its own
+)
+
+// Teardown effects. close_browser and reap_process_tree are unreachable in
+// the external declaration: Validate rejects them there.
+const (
+	EffectCloseBrowser   fsm.Effect = "close_browser"
+	EffectReap           fsm.Effect = "reap_process_tree"
+	EffectDetachDebugger fsm.Effect = "detach_debugger"
+	EffectReconnect      fsm.Effect = "start_reconnect"
+)
+
+type attachEdge = fsm.Edge[AttachState, AttachTrigger, struct{}]
+
+// OwnedAttachmentSpec is the life of a Browser webcodex launched (ephemeral
+// or managed): teardown closes the browser and reaps its process tree.
+var OwnedAttachmentSpec = (&fsm.Spec[AttachState, AttachTrigger, struct{}]{
+	Name:  "attachment_owned",
+	Title: "Attachment: owned browser (ephemeral, managed)",
+	Guards: "The life of a browser webcodex launched. Closing runs Browser.close (so cookies flush), then reaps exactly " +
+		"the owned process group; a launch failure or an exit reaps too, so nothing of the group is left behind.",
+	Initial: AttachLaunching,
+	States: []fsm.StateDoc[AttachState]{
+		fsm.Doc(AttachLaunching, "Starting Chromium and connecting. Moves to ready or closed (failed: reaped)."),
+		fsm.Doc(AttachReady, "Connected. Moves to reconnecting (socket lost), closing (close) or closed (exited: reaped)."),
+		fsm.Doc(AttachReconnecting, "The reconnect machine runs. Moves to ready or lost."),
+		fsm.Doc(AttachLost, "No connection. Moves to closed (close or exit: reaped)."),
+		fsm.Doc(AttachClosing, "Browser.close sent. Moves to closed (reaped)."),
+		fsm.Doc(AttachClosed, "Terminal. No process of the group remains; an ephemeral profile is removed."),
+	},
+	Triggers: []AttachTrigger{AttachUp, AttachFailed, AttachSocketLost, AttachReconnected, AttachGiveUp, AttachClose, AttachClosedDone, AttachExited},
+	Edges: []attachEdge{
+		{From: AttachLaunching, On: AttachUp, To: AttachReady},
+		{From: AttachLaunching, On: AttachFailed, To: AttachClosed, Effect: EffectReap},
+		{From: AttachReady, On: AttachSocketLost, To: AttachReconnecting, Effect: EffectReconnect, Count: "losses"},
+		{From: AttachReady, On: AttachClose, To: AttachClosing, Effect: EffectCloseBrowser},
+		{From: AttachReady, On: AttachExited, To: AttachClosed, Effect: EffectReap},
+		{From: AttachReconnecting, On: AttachReconnected, To: AttachReady},
+		{From: AttachReconnecting, On: AttachGiveUp, To: AttachLost},
+		{From: AttachLost, On: AttachClose, To: AttachClosed, Effect: EffectReap},
+		{From: AttachLost, On: AttachExited, To: AttachClosed, Effect: EffectReap},
+		{From: AttachClosing, On: AttachClosedDone, To: AttachClosed, Effect: EffectReap},
+	},
+	Stable:       []AttachState{AttachReady, AttachLost},
+	Terminal:     []AttachState{AttachClosed},
+	MaxTransient: 2,
+	Forbidden:    []fsm.Effect{EffectDetachDebugger},
+}).MustValidate()
+
+// ExternalAttachmentSpec is the life of the person's own browser, attached
+// through its debugging endpoint or the extension: teardown only detaches.
+var ExternalAttachmentSpec = (&fsm.Spec[AttachState, AttachTrigger, struct{}]{
+	Name:  "attachment_external",
+	Title: "Attachment: the person's browser (attached_external)",
+	Guards: "The life of an attachment to a browser webcodex does not own. Teardown detaches the debugger and nothing else: " +
+		"Browser.close and killing a process are unreachable in this declaration (Validate rejects them), so no window, tab " +
+		"or process of the person's is ever closed by teardown.",
+	Initial: AttachAttaching,
+	States: []fsm.StateDoc[AttachState]{
+		fsm.Doc(AttachAttaching, "Approval, endpoint proof and consent (the consent machine). Moves to ready or detached."),
+		fsm.Doc(AttachReady, "Connected on one socket. Moves to reconnecting (socket lost) or detached (close)."),
+		fsm.Doc(AttachReconnecting, "The reconnect machine runs. Moves to ready or lost."),
+		fsm.Doc(AttachLost, "No connection; the browser is untouched. Moves to detached."),
+		fsm.Doc(AttachDetached, "Terminal. Debugger detached; the browser and its tabs are as the person left them."),
+	},
+	Triggers: []AttachTrigger{AttachUp, AttachFailed, AttachSocketLost, AttachReconnected, AttachGiveUp, AttachClose},
+	Edges: []attachEdge{
+		{From: AttachAttaching, On: AttachUp, To: AttachReady},
+		{From: AttachAttaching, On: AttachFailed, To: AttachDetached},
+		{From: AttachReady, On: AttachSocketLost, To: AttachReconnecting, Effect: EffectReconnect, Count: "losses"},
+		{From: AttachReady, On: AttachClose, To: AttachDetached, Effect: EffectDetachDebugger},
+		{From: AttachReconnecting, On: AttachReconnected, To: AttachReady},
+		{From: AttachReconnecting, On: AttachGiveUp, To: AttachLost},
+		{From: AttachLost, On: AttachClose, To: AttachDetached},
+	},
+	Stable:       []AttachState{AttachReady, AttachLost},
+	Terminal:     []AttachState{AttachDetached},
+	MaxTransient: 2,
+	Forbidden:    []fsm.Effect{EffectCloseBrowser, EffectReap, "kill_process"},
+}).MustValidate()

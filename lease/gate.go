@@ -1,0 +1,208 @@
+package lease
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// GateState is a state of one mutation gate.
+type GateState string
+
+// Mutation gate states. Each doc lists the state's exits.
+const (
+	GateOpen     GateState = "open"                 // moves to held or closed_for_reconnect.
+	GateHeld     GateState = "held"                 // moves to open or draining.
+	GateDraining GateState = "draining"             // moves to closed_for_reconnect when the holder finishes.
+	GateClosed   GateState = "closed_for_reconnect" // moves to open.
+)
+
+// GateTrigger is an event on a mutation gate.
+type GateTrigger string
+
+// Mutation gate triggers.
+const (
+	GateAcquire GateTrigger = "acquire"
+	GateRelease GateTrigger = "release"
+	GateClose   GateTrigger = "close_for_reconnect"
+	GateReopen  GateTrigger = "reopen"
+)
+
+// GateSpec is the mutation gate keyed by (browser identity, target).
+var GateSpec = (&fsm.Spec[GateState, GateTrigger, struct{}]{
+	Name:  "mutation_gate",
+	Title: "Mutation gate",
+	Guards: "Serializes side-effecting actions on one target (browser identity, target) across sessions, held across " +
+		"revalidation, dispatch and verification; different targets proceed in parallel. A reconnect closes every gate of " +
+		"the browser: new mutations wait or are refused, and a holder that has not dispatched yet is refused with " +
+		"browser_binding_stale, so no mutation continues on a new generation.",
+	Initial: GateOpen,
+	States: []fsm.StateDoc[GateState]{
+		fsm.Doc(GateOpen, "No mutation running. Moves to held (acquire) or closed_for_reconnect."),
+		fsm.Doc(GateHeld, "One mutation runs. Moves to open (release) or draining (a reconnect began)."),
+		fsm.Doc(GateDraining, "A reconnect began while a mutation ran: its ticket is refused before dispatch. Moves to closed_for_reconnect on release."),
+		fsm.Doc(GateClosed, "Reconnecting: acquires wait or are refused. Moves to open on reopen (new generation)."),
+	},
+	Triggers: []GateTrigger{GateAcquire, GateRelease, GateClose, GateReopen},
+	Edges: []fsm.Edge[GateState, GateTrigger, struct{}]{
+		{From: GateOpen, On: GateAcquire, To: GateHeld},
+		{From: GateHeld, On: GateRelease, To: GateOpen},
+		{From: GateOpen, On: GateClose, To: GateClosed},
+		{From: GateHeld, On: GateClose, To: GateDraining},
+		{From: GateDraining, On: GateRelease, To: GateClosed},
+		{From: GateClosed, On: GateReopen, To: GateOpen, Count: "generation"},
+	},
+	Stable:       []GateState{GateOpen, GateHeld, GateDraining, GateClosed},
+	MaxTransient: 1,
+}).MustValidate()
+
+// GateKey names one target of one browser.
+type GateKey struct {
+	Browser string // opaque browser identity
+	Target  string // target within it
+}
+
+// Gates holds the mutation gates of every browser. Safe for concurrent use.
+type Gates struct {
+	mu      sync.Mutex // mu guards the fields that follow
+	gates   map[GateKey]*gate
+	closed  map[string]bool   // browsers closed for reconnect
+	gen     map[string]uint64 // per-browser reopen count
+	changed chan struct{}     // closed and replaced on every release or reopen
+}
+
+type gate struct {
+	m *fsm.Machine[GateState, GateTrigger, struct{}]
+}
+
+// NewGates returns an empty set of gates.
+func NewGates() *Gates {
+	return &Gates{gates: map[GateKey]*gate{}, closed: map[string]bool{}, gen: map[string]uint64{}, changed: make(chan struct{})}
+}
+
+func (g *Gates) gateLocked(k GateKey) *gate {
+	gt := g.gates[k]
+	if gt == nil {
+		gt = &gate{m: GateSpec.Build(nil)}
+		if g.closed[k.Browser] {
+			gt.m.Fire(context.Background(), GateClose)
+		}
+		g.gates[k] = gt
+	}
+	return gt
+}
+
+func (g *Gates) broadcastLocked() {
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+// Ticket is a held gate. Check before dispatching; Release exactly once
+// (a second Release is a no-op).
+type Ticket struct {
+	g    *Gates
+	key  GateKey
+	gen  uint64
+	once sync.Once
+}
+
+// Acquire waits until the gate for k is open and takes it. It waits through
+// a reconnect; ctx bounds the wait (its deadline is the bound).
+func (g *Gates) Acquire(ctx context.Context, k GateKey) (*Ticket, error) {
+	for {
+		g.mu.Lock()
+		gt := g.gateLocked(k)
+		if _, err := gt.m.Fire(ctx, GateAcquire); err == nil {
+			t := &Ticket{g: g, key: k, gen: g.gen[k.Browser]}
+			g.mu.Unlock()
+			return t, nil
+		}
+		wait := g.changed
+		state := gt.m.State()
+		g.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			if state == GateClosed || state == GateDraining {
+				return nil, fsm.Refuse(fsm.BindingStale, "the browser is reconnecting; try again on the new generation").WithCause(ctx.Err())
+			}
+			return nil, fmt.Errorf("lease: waiting for the mutation gate: %w", ctx.Err())
+		}
+	}
+}
+
+// Check reports whether the ticket's mutation may still dispatch: a reconnect
+// that began since Acquire refuses it with browser_binding_stale.
+func (t *Ticket) Check() error {
+	t.g.mu.Lock()
+	defer t.g.mu.Unlock()
+	if t.g.closed[t.key.Browser] || t.g.gen[t.key.Browser] != t.gen {
+		return fsm.Refuse(fsm.BindingStale, "the browser began reconnecting; the action was not dispatched")
+	}
+	return nil
+}
+
+// Release gives the gate back.
+func (t *Ticket) Release() {
+	t.once.Do(func() {
+		t.g.mu.Lock()
+		defer t.g.mu.Unlock()
+		gt := t.g.gateLocked(t.key)
+		gt.m.Fire(context.Background(), GateRelease)
+		if gt.m.State() == GateClosed && !t.g.closed[t.key.Browser] {
+			// The reconnect finished while this holder drained.
+			gt.m.Fire(context.Background(), GateReopen)
+		}
+		t.g.broadcastLocked()
+	})
+}
+
+// CloseBrowser closes every gate of browser for a reconnect.
+func (g *Gates) CloseBrowser(browser string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed[browser] = true
+	for k, gt := range g.gates {
+		if k.Browser == browser {
+			gt.m.Fire(context.Background(), GateClose)
+		}
+	}
+}
+
+// ReopenBrowser reopens every gate of browser on its new generation. Gates
+// still draining reopen when their holder releases.
+func (g *Gates) ReopenBrowser(browser string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.closed, browser)
+	g.gen[browser]++
+	for k, gt := range g.gates {
+		if k.Browser == browser && gt.m.State() == GateClosed {
+			gt.m.Fire(context.Background(), GateReopen)
+		}
+	}
+	g.broadcastLocked()
+}
+
+// State returns the state of the gate for k.
+func (g *Gates) State(k GateKey) GateState {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.gateLocked(k).m.State()
+}
+
+// Forget drops the gates of a browser that is gone.
+func (g *Gates) Forget(browser string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for k := range g.gates {
+		if k.Browser == browser {
+			delete(g.gates, k)
+		}
+	}
+	delete(g.closed, browser)
+	delete(g.gen, browser)
+	g.broadcastLocked()
+}

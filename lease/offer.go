@@ -1,0 +1,151 @@
+package lease
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+	"time"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// OfferState is a state of an extension tab offer.
+type OfferState string
+
+// Offer states. Each doc lists the state's exits.
+const (
+	OfferOffered  OfferState = "offered"  // moves to consumed, expired or revoked.
+	OfferConsumed OfferState = "consumed" // terminal: the Runner attached to that exact tab.
+	OfferExpired  OfferState = "expired"  // terminal.
+	OfferRevoked  OfferState = "revoked"  // terminal: the person withdrew it.
+)
+
+// OfferTrigger is an event on an offer.
+type OfferTrigger string
+
+// Offer triggers.
+const (
+	OfferConsume OfferTrigger = "consume"
+	OfferExpire  OfferTrigger = "expire"
+	OfferRevoke  OfferTrigger = "revoke"
+)
+
+// OfferFacts are read by the offer's guards.
+type OfferFacts struct{ Unexpired bool }
+
+var offerUnexpired = &fsm.Guard[OfferFacts]{Name: "unexpired", OK: func(e fsm.Env[OfferFacts]) bool { return e.Facts.Unexpired }}
+
+// OfferSpec is the lifetime of one tab the person shared from the extension.
+var OfferSpec = (&fsm.Spec[OfferState, OfferTrigger, OfferFacts]{
+	Name:  "extension_offer",
+	Title: "Extension offer",
+	Guards: "A tab the person shared from the extension's popup. Nothing is attached until the Runner consumes that exact " +
+		"offer, once, within ten minutes; at most 16 offers are live at once.",
+	Initial: OfferOffered,
+	States: []fsm.StateDoc[OfferState]{
+		fsm.Doc(OfferOffered, "Shared and waiting. Moves to consumed (in time), expired or revoked."),
+		fsm.Doc(OfferConsumed, "Terminal. Attached to exactly that tab."),
+		fsm.Doc(OfferExpired, "Terminal. Ten minutes passed."),
+		fsm.Doc(OfferRevoked, "Terminal. The person withdrew it."),
+	},
+	Triggers: []OfferTrigger{OfferConsume, OfferExpire, OfferRevoke},
+	Edges: []fsm.Edge[OfferState, OfferTrigger, OfferFacts]{
+		{From: OfferOffered, On: OfferConsume, To: OfferConsumed, Guard: offerUnexpired, Effect: "attach_debugger"},
+		{From: OfferOffered, On: OfferConsume, To: OfferExpired, Guard: fsm.Not(offerUnexpired)},
+		{From: OfferOffered, On: OfferExpire, To: OfferExpired},
+		{From: OfferOffered, On: OfferRevoke, To: OfferRevoked},
+	},
+	Stable:       []OfferState{OfferOffered},
+	Terminal:     []OfferState{OfferConsumed, OfferExpired, OfferRevoked},
+	MaxTransient: 1,
+	Revoked:      []OfferState{OfferExpired, OfferRevoked},
+	Armed:        []OfferState{OfferConsumed},
+	DrawFacts:    func(d fsm.Drawer) OfferFacts { return OfferFacts{Unexpired: d.Bool("unexpired")} },
+}).MustValidate()
+
+// Offer limits.
+const (
+	MaxLiveOffers = 16
+	OfferTTL      = 10 * time.Minute
+)
+
+// Offers holds live extension offers. Safe for concurrent use.
+type Offers struct {
+	Now func() time.Time // nil means time.Now
+
+	mu     sync.Mutex
+	offers map[string]*offer
+}
+
+type offer struct {
+	tab     int
+	expires time.Time
+	facts   OfferFacts
+	m       *fsm.Machine[OfferState, OfferTrigger, OfferFacts]
+}
+
+// NewOffers returns an empty book.
+func NewOffers() *Offers { return &Offers{offers: map[string]*offer{}} }
+
+func (o *Offers) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// Offer records a shared tab and returns the offer's id. A 17th live offer
+// is refused with limit_exceeded.
+func (o *Offers) Offer(tab int) (string, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.expireLocked()
+	if len(o.offers) >= MaxLiveOffers {
+		return "", fsm.Refusef(fsm.LimitExceeded, "at most %d shared tabs may wait at once", MaxLiveOffers)
+	}
+	var b [12]byte
+	rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	of := &offer{tab: tab, expires: o.now().Add(OfferTTL)}
+	of.m = OfferSpec.Build(func() OfferFacts { return of.facts })
+	o.offers[id] = of
+	return id, nil
+}
+
+// Consume takes the offer id once and returns its tab.
+func (o *Offers) Consume(id string) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	of := o.offers[id]
+	delete(o.offers, id)
+	if of == nil {
+		return 0, fsm.Refuse(fsm.NotFound, "no such live offer")
+	}
+	of.facts = OfferFacts{Unexpired: o.now().Before(of.expires)}
+	of.m.Fire(context.Background(), OfferConsume)
+	if of.m.State() != OfferConsumed {
+		return 0, fsm.Refuse(fsm.NotFound, "no such live offer")
+	}
+	return of.tab, nil
+}
+
+// Revoke withdraws an offer.
+func (o *Offers) Revoke(id string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if of := o.offers[id]; of != nil {
+		of.m.Fire(context.Background(), OfferRevoke)
+		delete(o.offers, id)
+	}
+}
+
+func (o *Offers) expireLocked() {
+	now := o.now()
+	for id, of := range o.offers {
+		if !now.Before(of.expires) {
+			of.m.Fire(context.Background(), OfferExpire)
+			delete(o.offers, id)
+		}
+	}
+}
