@@ -1,0 +1,185 @@
+package cdp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+)
+
+// Session is one CDP session on a [Conn]: the browser session
+// ([Conn.Browser]) or a flattened session attached to a target. It
+// implements cdproto's cdp.Session, so cdproto.Call(ctx, sess, cmd, params)
+// and cdproto.Events work on it.
+//
+// Session is safe for concurrent use. When it is detached (or the connection
+// ends), its subscription channels close and its calls fail with an error
+// wrapping [ErrDetached] (or [ErrClosed]).
+type Session struct {
+	conn   *Conn
+	id     string
+	parent string // session through which it was attached ("" = browser)
+
+	done chan struct{} // closed when the session ends
+
+	dropped atomic.Uint64
+
+	// mu guards the fields that follow.
+	mu    sync.Mutex
+	subs  map[string][]*subscription
+	ended bool
+	err   error
+}
+
+var _ cdproto.Session = (*Session)(nil)
+
+type subscription struct {
+	ch chan jsonv2.Value
+}
+
+func newSession(c *Conn, id, parent string) *Session {
+	return &Session{conn: c, id: id, parent: parent, done: make(chan struct{}), subs: make(map[string][]*subscription)}
+}
+
+// ID returns the CDP session id; "" for the browser session.
+func (s *Session) ID() string { return s.id }
+
+// Conn returns the connection the session belongs to.
+func (s *Session) Conn() *Conn { return s.conn }
+
+// Done returns a channel that is closed when the session ends: detached, or
+// its connection ended.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Err returns nil while the session is live, and afterwards an error wrapping
+// [ErrDetached] or [ErrClosed].
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Dropped returns how many events of this session were dropped because a
+// subscription's queue was full. A consumer that needs every event compares
+// it before and after; events are never silently reordered, only dropped.
+func (s *Session) Dropped() uint64 { return s.dropped.Load() }
+
+// Call sends the command method with params (encoded with cdproto's jsonv2;
+// nil sends none) and decodes the result into result (nil discards it). It
+// returns a *[ProtocolError] for an error response, and errors wrapping
+// ctx.Err(), [ErrClosed], [ErrDetached] or [ErrMessageTooLarge].
+func (s *Session) Call(ctx context.Context, method string, params, result any) error {
+	return s.conn.call(ctx, s, method, params, result)
+}
+
+// Subscribe returns a channel of the params of every event named method on
+// this session from now on, and a func that ends the subscription and closes
+// the channel. The channel holds up to ConnOptions.EventQueue events; an event
+// that finds it full is dropped and counted in [Session.Dropped] and
+// [Conn.Dropped]. The channel also closes when the session ends. On an ended
+// session it returns a closed channel.
+func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
+	sub := &subscription{ch: make(chan jsonv2.Value, s.conn.opts.EventQueue)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		close(sub.ch)
+		return sub.ch, func() {}
+	}
+	s.subs[method] = append(s.subs[method], sub)
+	var once sync.Once
+	return sub.ch, func() { once.Do(func() { s.unsubscribe(method, sub) }) }
+}
+
+func (s *Session) unsubscribe(method string, sub *subscription) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return // end closed it
+	}
+	list := s.subs[method]
+	for i, x := range list {
+		if x == sub {
+			list = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(s.subs, method)
+	} else {
+		s.subs[method] = list
+	}
+	close(sub.ch)
+}
+
+// deliver queues an event for its subscribers without blocking.
+func (s *Session) deliver(method string, params jsonv2.Value) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sub := range s.subs[method] {
+		select {
+		case sub.ch <- params:
+		default:
+			s.dropped.Add(1)
+			s.conn.dropped.Add(1)
+		}
+	}
+}
+
+// end closes the session's subscriptions and done, once.
+func (s *Session) end(cause error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.ended, s.err = true, cause
+	for _, list := range s.subs {
+		for _, sub := range list {
+			close(sub.ch)
+		}
+	}
+	s.subs = nil
+	close(s.done)
+}
+
+// AttachTarget attaches to the target through Target.attachToTarget with
+// flatten:true, so the new session shares this connection's socket.
+func (c *Conn) AttachTarget(ctx context.Context, targetID target.ID) (*Session, error) {
+	res, err := cdproto.Call(ctx, c.browser, target.AttachToTarget, target.AttachToTargetParams{TargetID: targetID, Flatten: new(true)})
+	if err != nil {
+		return nil, err
+	}
+	s := c.register(string(res.SessionID), "")
+	if s == nil {
+		return nil, fmt.Errorf("cdp: Target.attachToTarget: %w", c.Err())
+	}
+	return s, nil
+}
+
+// Session returns the live session with the id, and whether there is one.
+// Sessions announced by Target.attachedToTarget (auto-attach) are known from
+// the moment that event is read, before any subscriber sees it.
+func (c *Conn) Session(id string) (*Session, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sessions[id]
+	return s, ok
+}
+
+// Detach detaches the session from its target with Target.detachFromTarget
+// and ends it. Detaching the browser session is an error.
+func (s *Session) Detach(ctx context.Context) error {
+	if s.id == "" {
+		return fmt.Errorf("cdp: cannot detach the browser session")
+	}
+	err := s.conn.browser.Call(ctx, target.CommandDetachFromTarget, target.DetachFromTargetParams{SessionID: target.SessionID(s.id)}, nil)
+	if err == nil {
+		s.conn.detach(s.id)
+	}
+	return err
+}
