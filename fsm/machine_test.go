@@ -52,7 +52,7 @@ func TestMermaidIsDeterministicAndSorted(t *testing.T) {
 	if !strings.HasPrefix(a, "stateDiagram-v2\n    [*] --> ready\n") {
 		t.Fatalf("unexpected header:\n%s", a)
 	}
-	if !strings.Contains(a, "dialing --> dialing: retry [attempts<3] / dial\n") {
+	if !strings.Contains(a, "dialing --> dialing: retry [attempts_below_3] / dial\n") {
 		t.Fatalf("missing labelled edge:\n%s", a)
 	}
 	if strings.Index(a, "dialing --> failed") > strings.Index(a, "ready --> dialing") {
@@ -66,7 +66,7 @@ func TestTableJSONRoundTrips(t *testing.T) {
 	if err := json.Unmarshal(tab.JSON(), &back); err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Edges) != len(tab.Edges) || back.Initial != "ready" || back.Edges[1].Guard != "attempts<3" {
+	if len(back.Edges) != len(tab.Edges) || back.Initial != "ready" || back.Edges[1].Guard != "attempts_below_3" {
 		t.Fatalf("round trip lost data: %+v", back)
 	}
 }

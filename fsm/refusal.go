@@ -63,7 +63,7 @@ var codeDocs = map[Code][2]string{
 	BindingStale:          {"The capability was minted in an older connection generation or document.", "Take a new snapshot or list pages again and use the new ids."},
 	WrongTargetRefused:    {"The capability names a different target than the one addressed.", "Use the page id the capability was minted for."},
 	RouteUnavailable:      {"This route is not available in this build or on this platform.", "Use another mode (launch, attach); see `webcodex status` capabilities."},
-	ReconnectExhausted:    {"The reconnect budget (3 attempts, one deadline) is spent.", "Check the browser is running, then `webcodex reconnect BROWSER`."},
+	ReconnectExhausted:    {"The reconnect budget (3 attempts, one deadline) is spent.", "Check the browser is running, then attach or launch again."},
 	InputIncomplete:       {"Fewer characters reached the field than were requested.", "Read the field back, then type the remainder."},
 	RequiresSetup:         {"Something must be installed or configured first.", "Follow the detail, e.g. install Chromium."},
 	ElementNotFound:       {"No element matches the target.", "Take a snapshot and choose a target that exists."},
@@ -100,6 +100,25 @@ func (c Code) Doc() string { return codeDocs[c][0] }
 
 // NextStep returns what a caller can do after this refusal.
 func (c Code) NextStep() string { return codeDocs[c][1] }
+
+// HTTPStatus is the local API's status for a refusal with this code.
+func (c Code) HTTPStatus() int {
+	switch c {
+	case NotFound, PageClosed, ElementNotFound:
+		return 404
+	case InvalidArgument:
+		return 400
+	case LeaseHeld, BindingStale, ElementAmbiguous, ElementHidden, ElementDisabled, ElementObscured, WrongTargetRefused:
+		return 409
+	case ConsentRequired, ConsentRevoked, ScopeDenied, PolicyDenied, OriginDenied, UploadDenied, ApprovalInvalid, EndpointOwnerMismatch:
+		return 403
+	case RouteUnavailable, RequiresSetup:
+		return 501
+	case LimitExceeded:
+		return 413
+	}
+	return 422
+}
 
 // MarshalText implements encoding.TextMarshaler; an unknown code fails.
 func (c Code) MarshalText() ([]byte, error) {

@@ -54,12 +54,12 @@ func Not[F any](g *Guard[F]) *Guard[F] {
 
 // Below returns a guard that holds while counter is below limit.
 func Below[F any](counter string, limit int) *Guard[F] {
-	return &Guard[F]{Name: fmt.Sprintf("%s<%d", counter, limit), OK: func(e Env[F]) bool { return e.Counters[counter] < limit }}
+	return &Guard[F]{Name: fmt.Sprintf("%s_below_%d", counter, limit), OK: func(e Env[F]) bool { return e.Counters[counter] < limit }}
 }
 
 // AtLeast returns the complement of [Below].
 func AtLeast[F any](counter string, limit int) *Guard[F] {
-	return &Guard[F]{Name: fmt.Sprintf("%s>=%d", counter, limit), OK: func(e Env[F]) bool { return e.Counters[counter] >= limit }}
+	return &Guard[F]{Name: fmt.Sprintf("%s_at_least_%d", counter, limit), OK: func(e Env[F]) bool { return e.Counters[counter] >= limit }}
 }
 
 // Edge is one declared transition. Effect runs after the transition, keyed
