@@ -1,0 +1,34 @@
+# webcodex: the two commands a fresh machine needs are `make demo` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+export PATH := $(PATH):/usr/local/go/bin
+
+.PHONY: test demo build check-chromium fmt-check vet spec-check
+
+build:
+	$(GO) build -o bin/webcodex ./cmd/webcodex
+
+# The test command CI runs: gofmt, vet, the race-enabled suite (real Chromium
+# included), and node tests once extension/ has them.
+test: fmt-check vet
+	$(GO) test -race -timeout 20m ./...
+	@if ls extension/test/*.test.js >/dev/null 2>&1; then node --test extension/test/; fi
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+spec-check:
+	$(GO) run ./cmd/webcodex spec --check
+
+check-chromium:
+	@if [ -z "$$WEBCODEX_CHROME" ] && [ ! -x /usr/bin/chromium ] && ! command -v chromium >/dev/null && ! command -v google-chrome >/dev/null; then \
+		echo "Chromium is missing. Install it with: sudo apt-get install -y chromium"; exit 1; fi
+
+# The main job: a real browser task on the embedded default.
+demo: build
+	./bin/webcodex spec --check
+	@sed -n '/```mermaid/,/```/p' spec/consent.md

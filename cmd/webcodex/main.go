@@ -1,0 +1,11 @@
+// Command webcodex lets an agent drive Chromium over the Chrome DevTools
+// Protocol with boundaries a reviewer can read. See README.md.
+package main
+
+import (
+	"os"
+
+	"github.com/webcodex/webcodex/cmd/internal/cli"
+)
+
+func main() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
