@@ -1,0 +1,54 @@
+//go:build !linux
+
+package platform
+
+import (
+	"context"
+	"net/netip"
+)
+
+// FindChromium is not implemented on this operating system yet.
+func FindChromium() (string, error) { return "", unsupported("browser discovery") }
+
+// FingerprintOf is not implemented on this operating system yet.
+func FingerprintOf(pid int) (Fingerprint, error) {
+	return Fingerprint{}, unsupported("process identity")
+}
+
+// GroupMembers is not implemented on this operating system yet: it returns nil.
+func GroupMembers(pgid int) []int { return nil }
+
+// GroupAlive is not implemented on this operating system yet: it reports false.
+func GroupAlive(pgid int) bool { return false }
+
+// KillGroup is not implemented on this operating system yet.
+func KillGroup(pgid int) error { return unsupported("process groups") }
+
+// Launch is not implemented on this operating system yet.
+func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
+	return nil, unsupported("launching a browser")
+}
+
+// Close does nothing here: no [Process] can be launched on this system.
+func (p *Process) Close(ctx context.Context, browserClose func(context.Context) error) error {
+	return nil
+}
+
+// ListenerOwner is not implemented on this operating system yet.
+func ListenerOwner(addr netip.AddrPort) (pid int, err error) {
+	return 0, unsupported("endpoint ownership")
+}
+
+// CheckPrivateDir is not implemented on this operating system yet.
+func CheckPrivateDir(path string) error { return unsupported("profile directory checks") }
+
+// EnsurePrivateDir is not implemented on this operating system yet.
+func EnsurePrivateDir(path string) error { return unsupported("profile directory checks") }
+
+// InspectSingletonLock is not implemented on this operating system yet.
+func InspectSingletonLock(userDataDir string) (LockState, error) {
+	return "", unsupported("profile lock inspection")
+}
+
+// RemoveStaleLock is not implemented on this operating system yet.
+func RemoveStaleLock(userDataDir string) error { return unsupported("profile lock inspection") }

@@ -1,0 +1,190 @@
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"sync"
+	"time"
+)
+
+// LaunchOptions configures [Launch]. The zero value of each field is its
+// default.
+type LaunchOptions struct {
+	// Exec is the browser executable; empty means [FindChromium].
+	Exec string
+	// UserDataDir is the profile directory (required). Launch deletes a
+	// stale DevToolsActivePort in it first. Check it with
+	// [EnsurePrivateDir] before launching.
+	UserDataDir string
+	// Headless adds --headless=new; without it the browser needs a display.
+	Headless bool
+	// ExtraArgs go after the standard flags and before about:blank. They may
+	// not set the user-data-dir or the remote-debugging flags.
+	ExtraArgs []string
+	// Env entries are added to the inherited environment (later entries
+	// win); TMPDIR is always the private directory Launch creates.
+	Env []string
+	// RemoveUserDataDir makes [Process.Close] delete UserDataDir, for
+	// ephemeral profiles. A launch that finds the profile in use never
+	// deletes it.
+	RemoveUserDataDir bool
+	// StartTimeout bounds the wait for the DevTools endpoint; zero means
+	// DefaultStartTimeout. The ctx passed to Launch may end it sooner.
+	StartTimeout time.Duration
+}
+
+// DefaultStartTimeout bounds start-up when LaunchOptions.StartTimeout is
+// zero. DevToolsActivePort normally appears within 0.5 s (Chromium 156).
+const DefaultStartTimeout = 20 * time.Second
+
+// Teardown bounds, per CHROMIUM-FACTS.md: Browser.close, then SIGTERM, then
+// SIGKILL of the group.
+const (
+	browserCloseWait = 5 * time.Second
+	sigtermWait      = 2 * time.Second
+	// forcedWait bounds each wait after SIGKILL, which cannot be ignored.
+	forcedWait = 5 * time.Second
+	// groupGrace lets children of an exited browser leave on their own
+	// before they are killed.
+	groupGrace = 1 * time.Second
+	// escapeeGrace lets the crashpad handlers, which leave the group,
+	// exit on their own after the browser.
+	escapeeGrace = 2 * time.Second
+	// drainWait bounds waiting for the output pipe to reach EOF; a process
+	// that escaped the group can hold it open forever.
+	drainWait = 1 * time.Second
+)
+
+// OutputLimit is how much of the browser's combined stdout and stderr a
+// [Process] keeps: the last 16 KiB.
+const OutputLimit = 16 << 10
+
+// ErrStartTimeout reports that the browser published no DevTools endpoint
+// within the start-up bound.
+var ErrStartTimeout = errors.New("platform: the browser did not publish its DevTools endpoint in time")
+
+// ErrExitedEarly reports that the browser exited during start-up.
+var ErrExitedEarly = errors.New("platform: the browser exited during start-up")
+
+// profileInUseStatus is Chromium's exit status when another instance holds
+// the profile ("Aborting now to avoid profile corruption").
+const profileInUseStatus = 21
+
+// LaunchError is a failed start-up. Its Error text holds no output, path or
+// port; Output is for diagnosis only and must not be logged verbatim.
+type LaunchError struct {
+	// ExitCode is the browser's exit status, or -1 if it did not exit by
+	// itself (it was stopped after a timeout or cancellation).
+	ExitCode int
+	// Output is the tail of the browser's stdout and stderr, with DevTools
+	// WebSocket URLs redacted.
+	Output []byte
+	// Err is the cause: ErrStartTimeout, ErrExitedEarly or a context error.
+	Err error
+}
+
+func (e *LaunchError) Error() string {
+	if e.ExitCode >= 0 {
+		return fmt.Sprintf("%v (exit status %d)", e.Err, e.ExitCode)
+	}
+	return e.Err.Error()
+}
+
+func (e *LaunchError) Unwrap() error { return e.Err }
+
+// Process is a browser started by [Launch], the leader of its own process
+// group. Its methods are safe for concurrent use. The process runs until
+// [Process.Close], or until the program that launched it dies (Linux
+// Pdeathsig). Two goroutines serve it (one waits for exit, one drains its
+// output); Close stops both.
+type Process struct {
+	cmd       *exec.Cmd
+	pid       int
+	fp        Fingerprint
+	wsURL     string
+	tmpDir    string
+	userData  string
+	removeUDD bool
+	out       *tailBuffer
+	outR      *os.File
+	exited    chan struct{} // closed when the main process has been waited for
+	drained   chan struct{} // closed when the output reader stops
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// PID returns the browser's main process ID.
+func (p *Process) PID() int { return p.pid }
+
+// PGID returns the browser's process group ID (equal to its PID: the
+// browser leads its own group).
+func (p *Process) PGID() int { return p.pid }
+
+// Fingerprint returns the browser's identity, taken once its DevTools
+// endpoint was up (after any wrapper script had exec'd the real binary).
+func (p *Process) Fingerprint() Fingerprint { return p.fp }
+
+// WebSocketURL returns the browser-level DevTools WebSocket URL. It is an
+// internal secret: never log it or return it to an agent.
+func (p *Process) WebSocketURL() string { return p.wsURL }
+
+// Exited returns a channel closed when the main browser process has exited.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// TmpDir returns the private TMPDIR given to the browser, removed by
+// [Process.Close].
+func (p *Process) TmpDir() string { return p.tmpDir }
+
+// Output returns the last [OutputLimit] bytes of the browser's stdout and
+// stderr, with DevTools WebSocket URLs redacted. It is for diagnosis: do
+// not copy it into logs.
+func (p *Process) Output() []byte { return p.out.Bytes() }
+
+// exitCode returns the main process's exit status once Exited is closed:
+// -1 when a signal ended it.
+func (p *Process) exitCode() int {
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode()
+	default:
+		return -1
+	}
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(p)
+	if len(p) >= b.max {
+		b.buf = append(b.buf[:0], p[len(p)-b.max:]...)
+		return n, nil
+	}
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		copy(b.buf, b.buf[over:])
+		b.buf = b.buf[:b.max]
+	}
+	return n, nil
+}
+
+var wsURLPattern = regexp.MustCompile(`wss?://[^\s"'<>]+`)
+
+// Bytes returns a redacted copy of the kept tail.
+func (b *tailBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return wsURLPattern.ReplaceAll(b.buf, []byte("ws://[redacted]"))
+}
