@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -45,12 +46,23 @@ type IO struct {
 type Factory struct {
 	IO   IO
 	JSON bool // --json: stable machine-readable output
+
+	client *localapi.Client
 }
 
 // Main runs the CLI and returns the process exit code.
-func Main(args []string, in io.Reader, out, errw io.Writer) int {
+// extra adds verbs that live outside this package (serve, mcp), so the CLI
+// itself imports no browser code.
+func Main(args []string, in io.Reader, out, errw io.Writer, extra ...func(*Factory) *cobra.Command) int {
 	f := &Factory{IO: IO{In: in, Out: out, Err: errw}}
 	root := NewRootCmd(f)
+	for _, mk := range extra {
+		c := mk(f)
+		if old, _, err := root.Find([]string{c.Name()}); err == nil && old != root {
+			root.RemoveCommand(old)
+		}
+		root.AddCommand(c)
+	}
 	root.SetArgs(args)
 	root.SetIn(in)
 	root.SetOut(out)
@@ -102,6 +114,16 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root.AddCommand(
 		NewCmdVersion(f),
 		NewCmdSpec(f),
+		NewCmdLaunch(f),
+		NewCmdStatus(f),
+		NewCmdPages(f),
+		NewCmdOpen(f),
+		NewCmdGoto(f),
+		NewCmdRead(f),
+		NewCmdScreenshot(f),
+		NewCmdEval(f),
+		NewCmdClose(f),
+		NewCmdStop(f),
 	)
 	for _, c := range notBuilt {
 		root.AddCommand(newCmdNotBuilt(c[0], c[1]))
@@ -111,12 +133,9 @@ func NewRootCmd(f *Factory) *cobra.Command {
 
 // notBuilt are the verbs of the design card not built yet: they say so.
 var notBuilt = [][2]string{
-	{"status", "Show the Runner, its browsers and their pages"},
 	{"attach", "Attach to your running Chrome after one real approval"},
 	{"reconnect", "Reconnect a browser whose socket was lost"},
-	{"launch", "Launch a browser webcodex owns"},
 	{"approve", "Approve a pending attach request (interactive terminal only)"},
-	{"close", "Close or detach a browser"},
 	{"serve", "Run the Runner daemon"},
 	{"mcp", "Serve MCP over stdio for agents"},
 }

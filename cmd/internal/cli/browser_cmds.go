@@ -1,0 +1,306 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+)
+
+// Bounds on the CLI's waits: each command's request has one deadline.
+const (
+	defaultTimeout = 60 * time.Second
+	readDefault    = 20000
+)
+
+// call runs one local API request with the command's deadline.
+func call[Req, Resp any](f *Factory, route string, req Req) (Resp, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
+	defer cancel()
+	var zero Resp
+	c, err := f.Client(ctx)
+	if err != nil {
+		return zero, err
+	}
+	resp, err := localapi.Call[Req, Resp](ctx, c, route, req)
+	if err != nil && isUnreachable(err) {
+		return zero, fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
+	}
+	return resp, err
+}
+
+func isUnreachable(err error) bool {
+	return err != nil && strings.Contains(err.Error(), localapi.ErrUnreachable.Error())
+}
+
+// progress prints a slow step's progress when stderr is a terminal.
+func (f *Factory) progress(format string, args ...any) {
+	if file, ok := f.IO.Err.(*os.File); ok {
+		if st, err := file.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			fmt.Fprintf(file, format+"\n", args...)
+		}
+	}
+}
+
+// emit prints v as JSON with --json, else calls human.
+func (f *Factory) emit(v any, human func(w io.Writer)) error {
+	if f.JSON {
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	human(f.IO.Out)
+	return nil
+}
+
+// NewCmdLaunch launches a browser webcodex owns.
+func NewCmdLaunch(f *Factory) *cobra.Command {
+	var managed string
+	var headless, headed bool
+	var allow []string
+	cmd := &cobra.Command{
+		Use:   "launch [--managed NAME] [--headless|--headed]",
+		Short: "Launch a browser webcodex owns (ephemeral and headless by default)",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if headless && headed {
+				return &UsageError{Err: fmt.Errorf("--headless and --headed exclude each other")}
+			}
+			req := localapi.LaunchRequest{Managed: managed, Allow: allow}
+			if headless || headed {
+				req.Headless = &headless
+			}
+			f.progress("launching Chromium…")
+			b, err := call[localapi.LaunchRequest, localapi.BrowserInfo](f, "launch", req)
+			if err != nil {
+				return err
+			}
+			return f.emit(b, func(w io.Writer) {
+				fmt.Fprintf(w, "browser %s (%s)\n", b.ID, b.Mode)
+				for _, p := range b.Pages {
+					fmt.Fprintf(w, "  page %s\t%s\n", p.ID, p.URL)
+				}
+			})
+		},
+	}
+	cmd.Flags().StringVar(&managed, "managed", "", "use the managed persistent profile NAME (1..48 of a-z, 0-9, '-')")
+	cmd.Flags().BoolVar(&headless, "headless", false, "hide the browser (the default for ephemeral browsers)")
+	cmd.Flags().BoolVar(&headed, "headed", false, "show the browser (the default for managed profiles)")
+	cmd.Flags().StringArrayVar(&allow, "allow", nil, "origin the browser may visit (repeatable; empty = the open web for owned browsers)")
+	return cmd
+}
+
+// NewCmdStatus shows the Runner and its browsers.
+func NewCmdStatus(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show the Runner, its browsers and their pages",
+		Args:  exactArgs(0),
+		RunE: func(*cobra.Command, []string) error {
+			st, err := call[struct{}, localapi.Status](f, "status", struct{}{})
+			if err != nil {
+				return err
+			}
+			return f.emit(st, func(w io.Writer) {
+				fmt.Fprintf(w, "runner %s, pid %d, up %s\n", st.Runner.Version, st.Runner.PID, time.Since(st.Runner.Started).Round(time.Second))
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "BROWSER\tMODE\tSTATE\tGEN\tPAGES\tGRANT EXPIRES\tRECONNECTS LEFT")
+				for _, b := range st.Browsers {
+					grant, left := "-", "-"
+					if b.GrantExpires != nil {
+						grant = b.GrantExpires.Local().Format(time.TimeOnly)
+					}
+					if b.AttemptsLeft != nil {
+						left = fmt.Sprint(*b.AttemptsLeft)
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", b.ID, b.Mode, b.State, b.Generation, len(b.Pages), grant, left)
+				}
+				tw.Flush()
+			})
+		},
+	}
+}
+
+// NewCmdPages lists a browser's pages.
+func NewCmdPages(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "pages BROWSER",
+		Short: "List a browser's pages",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			pages, err := call[localapi.BrowserRequest, []localapi.PageInfo](f, "pages", localapi.BrowserRequest{Browser: args[0]})
+			if err != nil {
+				return err
+			}
+			return f.emit(pages, func(w io.Writer) {
+				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "PAGE\tURL\tTITLE")
+				for _, p := range pages {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, p.URL, p.Title)
+				}
+				tw.Flush()
+			})
+		},
+	}
+}
+
+// NewCmdOpen opens a new page.
+func NewCmdOpen(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "open BROWSER [URL]",
+		Short: "Open a new page (about:blank unless URL is given)",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return &UsageError{Err: fmt.Errorf("open takes BROWSER and an optional URL")}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			req := localapi.OpenRequest{Browser: args[0]}
+			if len(args) == 2 {
+				req.URL = args[1]
+				f.progress("opening %s…", req.URL)
+			}
+			p, err := call[localapi.OpenRequest, localapi.PageInfo](f, "open", req)
+			if err != nil {
+				return err
+			}
+			return f.emit(p, func(w io.Writer) { fmt.Fprintf(w, "page %s\t%s\n", p.ID, p.URL) })
+		},
+	}
+}
+
+// NewCmdGoto navigates a page.
+func NewCmdGoto(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "goto PAGE URL",
+		Short: "Navigate a page and wait for its load event",
+		Args:  exactArgs(2),
+		RunE: func(_ *cobra.Command, args []string) error {
+			f.progress("navigating to %s…", args[1])
+			res, err := call[localapi.GotoRequest, localapi.NavResult](f, "goto", localapi.GotoRequest{Page: args[0], URL: args[1]})
+			if err != nil {
+				return err
+			}
+			return f.emit(res, func(w io.Writer) { fmt.Fprintf(w, "%s\n%s\n", res.URL, res.Title) })
+		},
+	}
+}
+
+// NewCmdRead prints a page's visible text, bounded.
+func NewCmdRead(f *Factory) *cobra.Command {
+	var max int
+	cmd := &cobra.Command{
+		Use:   "read PAGE",
+		Short: "Print the page's visible text (bounded, with a truncation marker)",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			res, err := call[localapi.ReadRequest, localapi.ReadResult](f, "read", localapi.ReadRequest{Page: args[0], MaxChars: max})
+			if err != nil {
+				return err
+			}
+			return f.emit(res, func(w io.Writer) { fmt.Fprintln(w, res.Text) })
+		},
+	}
+	cmd.Flags().IntVar(&max, "max", readDefault, "at most this many characters")
+	return cmd
+}
+
+// NewCmdScreenshot writes a PNG of a page.
+func NewCmdScreenshot(f *Factory) *cobra.Command {
+	var out string
+	var full bool
+	cmd := &cobra.Command{
+		Use:   "screenshot PAGE -o FILE",
+		Short: "Save a PNG of the page (viewport, or --full-page)",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if out == "" {
+				return &UsageError{Err: fmt.Errorf("screenshot needs -o FILE")}
+			}
+			res, err := call[localapi.ScreenshotRequest, localapi.ScreenshotResult](f, "screenshot", localapi.ScreenshotRequest{Page: args[0], FullPage: full})
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(out, res.PNG, 0o600); err != nil {
+				return fmt.Errorf("write screenshot: %w", err)
+			}
+			summary := map[string]any{"file": out, "width": res.Width, "height": res.Height, "bytes": len(res.PNG)}
+			return f.emit(summary, func(w io.Writer) { fmt.Fprintf(w, "%s (%dx%d, %d bytes)\n", out, res.Width, res.Height, len(res.PNG)) })
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "PNG file to write")
+	cmd.Flags().BoolVar(&full, "full-page", false, "capture the whole page, not just the viewport")
+	return cmd
+}
+
+// NewCmdEval evaluates an expression in a page.
+func NewCmdEval(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "eval PAGE EXPR",
+		Short: "Evaluate a JavaScript expression in the page (owned browsers; bounded result)",
+		Args:  exactArgs(2),
+		RunE: func(_ *cobra.Command, args []string) error {
+			res, err := call[localapi.EvalRequest, localapi.EvalResult](f, "eval", localapi.EvalRequest{Page: args[0], Expr: args[1]})
+			if err != nil {
+				return err
+			}
+			return f.emit(res, func(w io.Writer) {
+				b, _ := json.Marshal(res.Value)
+				fmt.Fprintln(w, string(b))
+				if res.Truncated {
+					fmt.Fprintln(w, "[truncated]")
+				}
+			})
+		},
+	}
+}
+
+// NewCmdClose closes or detaches a browser.
+func NewCmdClose(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "close BROWSER",
+		Short: "Close a browser webcodex owns, or detach from an attached one",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			res, err := call[localapi.BrowserRequest, localapi.CloseResult](f, "close", localapi.BrowserRequest{Browser: args[0]})
+			if err != nil {
+				return err
+			}
+			return f.emit(res, func(w io.Writer) { fmt.Fprintf(w, "browser %s %s\n", res.Browser, res.Teardown) })
+		},
+	}
+}
+
+// NewCmdStop stops a running Runner (it closes owned browsers first).
+func NewCmdStop(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "stop",
+		Short: "Stop the background Runner; owned browsers close cleanly",
+		Args:  exactArgs(0),
+		RunE: func(*cobra.Command, []string) error {
+			dir, err := stateDir()
+			if err != nil {
+				return err
+			}
+			c := localapi.NewClient(dir)
+			ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
+			defer cancel()
+			if _, err := localapi.Call[struct{}, map[string]any](ctx, c, "stop", struct{}{}); err != nil {
+				if isUnreachable(err) {
+					return fmt.Errorf("%w: no Runner is running", ErrRunnerUnreachable)
+				}
+				return err
+			}
+			fmt.Fprintln(f.IO.Err, "webcodex: Runner stopped")
+			return nil
+		},
+	}
+}

@@ -1,0 +1,93 @@
+package localapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// ErrUnreachable is wrapped by errors when no Runner answers on the socket.
+var ErrUnreachable = errors.New("localapi: no Runner answers")
+
+// maxResponseBody bounds a response (screenshots are the largest).
+const maxResponseBody = 64 << 20
+
+// Client calls a Runner's local API.
+type Client struct {
+	Socket string
+	hc     *http.Client
+}
+
+// NewClient returns a client for the Runner whose state root is stateDir.
+func NewClient(stateDir string) *Client {
+	sock := filepath.Join(stateDir, SocketName)
+	return &Client{Socket: sock, hc: &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		},
+		DisableCompression: true,
+	}}}
+}
+
+// Ping reports whether a Runner answers.
+func (c *Client) Ping(ctx context.Context) error {
+	_, err := Call[struct{}, map[string]any](ctx, c, "ping", struct{}{})
+	return err
+}
+
+// Call sends one typed request to route name. A refusal comes back as the
+// same *fsm.Refusal; an unreachable socket wraps ErrUnreachable.
+func Call[Req, Resp any](ctx context.Context, c *Client, name string, req Req) (Resp, error) {
+	var zero Resp
+	body, err := json.Marshal(req)
+	if err != nil {
+		return zero, fmt.Errorf("localapi: encode %s: %w", name, err)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+Host+PathPrefix+name, bytes.NewReader(body))
+	if err != nil {
+		return zero, err
+	}
+	hreq.Host = Host
+	resp, err := c.hc.Do(hreq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return zero, fmt.Errorf("localapi: %s: %w", name, ctx.Err())
+		}
+		return zero, ErrUnreachable // the error text would name the socket path
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
+	if err != nil {
+		return zero, fmt.Errorf("localapi: read %s: %w", name, err)
+	}
+	var env struct {
+		Result  json.RawMessage `json:"result"`
+		Refusal *fsm.Refusal    `json:"refusal"`
+		Error   string          `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return zero, fmt.Errorf("localapi: %s: malformed response (status %d): %w", name, resp.StatusCode, err)
+	}
+	switch {
+	case env.Refusal != nil:
+		return zero, env.Refusal
+	case env.Error != "":
+		return zero, fmt.Errorf("runner: %s", env.Error)
+	case resp.StatusCode != http.StatusOK:
+		return zero, fmt.Errorf("localapi: %s: status %d", name, resp.StatusCode)
+	}
+	var out Resp
+	if err := json.Unmarshal(env.Result, &out); err != nil {
+		return zero, fmt.Errorf("localapi: decode %s: %w", name, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,213 @@
+// Package localapi is the Runner's local API: HTTP over a private unix
+// socket in the state root, a route table of typed JSON handlers, the
+// request guard, and the typed Client the CLI uses.
+package localapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// Host is the fake Host every local API request must carry: a browser
+// cannot forge a request to a unix socket, and anything else is refused.
+const Host = "webcodex-runner.sock"
+
+// SocketName is the socket's file name in the state root.
+const SocketName = "runner.sock"
+
+// PathPrefix is the versioned prefix of every route.
+const PathPrefix = "/localapi/v0/"
+
+// maxRequestBody bounds a request body.
+const maxRequestBody = 4 << 20
+
+// Handler handles one route: it decodes its request from raw.
+type Handler func(ctx context.Context, raw json.RawMessage) (any, error)
+
+// Routes is the route table. A duplicate registration panics.
+type Routes struct {
+	m map[string]Handler
+}
+
+// Handle registers a typed route.
+func Handle[Req, Resp any](r *Routes, name string, fn func(ctx context.Context, req Req) (Resp, error)) {
+	if r.m == nil {
+		r.m = map[string]Handler{}
+	}
+	if _, dup := r.m[name]; dup {
+		panic("localapi: duplicate route " + name)
+	}
+	r.m[name] = func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var req Req
+		if len(raw) > 0 {
+			dec := json.NewDecoder(strings.NewReader(string(raw)))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&req); err != nil {
+				return nil, fsm.Refusef(fsm.InvalidArgument, "malformed request for %s", name)
+			}
+		}
+		return fn(ctx, req)
+	}
+}
+
+// Names returns the registered route names.
+func (r *Routes) Names() []string {
+	out := make([]string, 0, len(r.m))
+	for n := range r.m {
+		out = append(out, n)
+	}
+	return out
+}
+
+// Server serves the routes on a unix socket.
+type Server struct {
+	Routes *Routes
+	// Logf logs request outcomes; it never receives request bodies.
+	Logf func(format string, args ...any)
+}
+
+type peerKey struct{}
+
+// Peer is the process at the other end of a connection (SO_PEERCRED).
+type Peer struct {
+	PID int
+	UID int
+}
+
+// PeerFrom returns the peer of the request's connection.
+func PeerFrom(ctx context.Context) (Peer, bool) {
+	p, ok := ctx.Value(peerKey{}).(Peer)
+	return p, ok
+}
+
+// ErrRunnerRunning is returned by Listen when another Runner answers on the
+// socket.
+var ErrRunnerRunning = errors.New("localapi: another Runner is already running")
+
+// Listen opens the socket in stateDir (which must already be private). Like
+// tailscale's safesocket, it dials first and refuses to start if something
+// answers, and otherwise removes a stale socket file.
+func Listen(stateDir string) (net.Listener, error) {
+	path := filepath.Join(stateDir, SocketName)
+	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+		c.Close()
+		return nil, ErrRunnerRunning
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("localapi: remove stale socket: %w", err)
+	}
+	old := syscall.Umask(0o177)
+	ln, err := net.Listen("unix", path)
+	syscall.Umask(old)
+	if err != nil {
+		return nil, fmt.Errorf("localapi: listen: %w", err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("localapi: chmod socket: %w", err)
+	}
+	return ln, nil
+}
+
+// Run serves until ctx ends, then closes the listener and every request.
+func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			if p, err := peerCred(c); err == nil {
+				return context.WithValue(ctx, peerKey{}, p)
+			}
+			return ctx
+		},
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+		<-errc
+		return nil
+	case err := <-errc:
+		return err
+	}
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.Logf != nil {
+		s.Logf(format, args...)
+	}
+}
+
+// ServeHTTP applies the request guard, then the route.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if r.Header.Get("Origin") != "" || r.Header.Get("Referer") != "" || r.Host != Host {
+		writeError(w, http.StatusForbidden, "requests from browsers are refused")
+		return
+	}
+	peer, ok := PeerFrom(r.Context())
+	if !ok || peer.UID != os.Getuid() {
+		writeError(w, http.StatusForbidden, "connections from another user are refused")
+		return
+	}
+	if r.Method != http.MethodPost {
+		writeError(w, http.StatusMethodNotAllowed, "use POST")
+		return
+	}
+	name, found := strings.CutPrefix(r.URL.Path, PathPrefix)
+	h := s.Routes.m[name]
+	if !found || h == nil {
+		writeError(w, http.StatusNotFound, "no such route")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
+	if err != nil || len(body) > maxRequestBody {
+		writeRefusal(w, fsm.Refuse(fsm.LimitExceeded, "request body too large"))
+		return
+	}
+	start := time.Now()
+	resp, err := h(r.Context(), body)
+	if err != nil {
+		if ref, ok := fsm.AsRefusal(err); ok {
+			s.logf("localapi: %s refused %s (%s)", name, ref.Code, time.Since(start).Round(time.Millisecond))
+			writeRefusal(w, ref)
+			return
+		}
+		s.logf("localapi: %s failed (%s)", name, time.Since(start).Round(time.Millisecond))
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.logf("localapi: %s ok (%s)", name, time.Since(start).Round(time.Millisecond))
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"result": resp})
+}
+
+func writeRefusal(w http.ResponseWriter, r *fsm.Refusal) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(r.Code.HTTPStatus())
+	json.NewEncoder(w).Encode(map[string]any{"refusal": r})
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
