@@ -190,7 +190,7 @@ func (e entry) covers(scheme, host string, ip bool, port int) bool {
 func (g *Gate) Check(rawURL string) error {
 	u, err := parse(rawURL)
 	if err != nil {
-		return fsm.Refuse(fsm.OriginDenied, "the URL does not parse as a URL").WithCause(err)
+		return fsm.Refuse(fsm.OriginDenied, "the URL does not parse as a URL").WithCause(err) // err never quotes the URL
 	}
 	switch scheme := u.Scheme(); scheme {
 	case "http", "https", "ws", "wss":

@@ -1,6 +1,7 @@
 package origin
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -452,5 +453,23 @@ func TestOrigin(t *testing.T) {
 	}
 	if o, err := g.Origin("http://[token-in-host"); err == nil || strings.Contains(err.Error(), "token") {
 		t.Errorf("Origin of unparsable = %q, %v", o, err)
+	}
+}
+
+// TestErrorsNeverQuoteTheURL checks that neither the refusal nor its internal
+// cause repeats an unparsable URL, which may carry a token.
+func TestErrorsNeverQuoteTheURL(t *testing.T) {
+	t.Parallel()
+	g, _ := New(Owned, nil)
+	for _, raw := range []string{"http://[secret-token", "https://host:99999/?token=secret", "http://ex%00secret.com/"} {
+		err := g.Check(raw)
+		for e := err; e != nil; e = errors.Unwrap(e) {
+			if strings.Contains(e.Error(), "secret") {
+				t.Errorf("error chain for an unparsable URL quotes it: %q", e.Error())
+			}
+		}
+		if err == nil {
+			t.Errorf("Check(%q) = nil", raw)
+		}
 	}
 }

@@ -18,7 +18,8 @@ var errACELabel = errors.New("origin: host has an xn-- label that does not decod
 
 // parse parses raw with the WHATWG URL parser (no base URL) and then applies
 // the documented workaround for the one divergence we found in the hosts we
-// rely on (see checkACELabels).
+// rely on (see checkACELabels). Its errors never include the input: the
+// library's error text quotes the URL, which may carry tokens.
 //
 // A parser is built per call because the pre-host hook records into a local
 // slice; construction only copies an options struct.
@@ -30,7 +31,7 @@ func parse(raw string) (*url.Url, error) {
 	}))
 	u, err := p.Parse(raw)
 	if err != nil {
-		return nil, errors.Join(errUnparsable, err)
+		return nil, errUnparsable
 	}
 	if u.IsSpecialScheme() {
 		for _, h := range hosts {
