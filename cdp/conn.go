@@ -66,6 +66,9 @@ type Conn struct {
 type call struct {
 	session string
 	ch      chan response // buffered 1: the reader never blocks
+	// onResult, when set, runs in the reader goroutine on a successful
+	// response, before any later message is routed.
+	onResult func(jsonv2.Value)
 }
 
 type response struct {
@@ -204,9 +207,12 @@ func (c *Conn) dispatch(msg []byte) {
 		}
 		if in.Error != nil {
 			p.ch <- response{err: in.Error}
-		} else {
-			p.ch <- response{result: in.Result}
+			return
 		}
+		if p.onResult != nil {
+			p.onResult(in.Result)
+		}
+		p.ch <- response{result: in.Result}
 		return
 	}
 	switch in.Method {
@@ -302,7 +308,7 @@ type outbound struct {
 
 // call sends method with params on the session and decodes the response's
 // result into result (when non-nil).
-func (c *Conn) call(ctx context.Context, s *Session, method string, params, result any) error {
+func (c *Conn) call(ctx context.Context, s *Session, method string, params, result any, onResult func(jsonv2.Value)) error {
 	req := outbound{ID: c.nextID.Add(1), SessionID: s.id, Method: method}
 	if params != nil {
 		raw, err := jsonv2.Marshal(params)
@@ -315,7 +321,7 @@ func (c *Conn) call(ctx context.Context, s *Session, method string, params, resu
 	if err != nil {
 		return fmt.Errorf("cdp: %s: %w", method, err)
 	}
-	p := &call{session: s.id, ch: make(chan response, 1)}
+	p := &call{session: s.id, ch: make(chan response, 1), onResult: onResult}
 	c.mu.Lock()
 	switch {
 	case c.err != nil:

@@ -142,6 +142,9 @@ func TestCutSocketFailsInFlightCall(t *testing.T) {
 		if !errors.Is(err, cdp.ErrClosed) {
 			t.Fatalf("in-flight call = %v, want ErrClosed", err)
 		}
+		if strings.Contains(err.Error(), "127.0.0.1") {
+			t.Errorf("error leaks the address: %q", err)
+		}
 	case <-time.After(4 * time.Second):
 		t.Fatal("in-flight call still blocked after the socket was cut")
 	}

@@ -73,7 +73,7 @@ func (s *Session) Dropped() uint64 { return s.dropped.Load() }
 // returns a *[ProtocolError] for an error response, and errors wrapping
 // ctx.Err(), [ErrClosed], [ErrDetached] or [ErrMessageTooLarge].
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
-	return s.conn.call(ctx, s, method, params, result)
+	return s.conn.call(ctx, s, method, params, result, nil)
 }
 
 // Subscribe returns a channel of the params of every event named method on
@@ -150,13 +150,24 @@ func (s *Session) end(cause error) {
 // AttachTarget attaches to the target through Target.attachToTarget with
 // flatten:true, so the new session shares this connection's socket.
 func (c *Conn) AttachTarget(ctx context.Context, targetID target.ID) (*Session, error) {
-	res, err := cdproto.Call(ctx, c.browser, target.AttachToTarget, target.AttachToTargetParams{TargetID: targetID, Flatten: new(true)})
-	if err != nil {
+	// The session is registered by the reader as the response is routed, so
+	// a Target.detachedFromTarget that follows cannot be overtaken.
+	var s *Session
+	register := func(raw jsonv2.Value) {
+		var res target.AttachToTargetResult
+		if jsonv2.Unmarshal(raw, &res) == nil && res.SessionID != "" {
+			s = c.register(string(res.SessionID), "")
+		}
+	}
+	params := target.AttachToTargetParams{TargetID: targetID, Flatten: new(true)}
+	if err := c.call(ctx, c.browser, target.CommandAttachToTarget, params, nil, register); err != nil {
 		return nil, err
 	}
-	s := c.register(string(res.SessionID), "")
 	if s == nil {
-		return nil, fmt.Errorf("cdp: Target.attachToTarget: %w", c.Err())
+		if err := c.Err(); err != nil {
+			return nil, fmt.Errorf("cdp: %s: %w", target.CommandAttachToTarget, err)
+		}
+		return nil, fmt.Errorf("cdp: %s: no session in the response", target.CommandAttachToTarget)
 	}
 	return s, nil
 }

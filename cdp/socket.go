@@ -74,3 +74,14 @@ func (e *TooLargeError) Error() string {
 
 // Unwrap returns ErrMessageTooLarge.
 func (e *TooLargeError) Unwrap() error { return ErrMessageTooLarge }
+
+// HandshakeError reports that the endpoint answered the WebSocket upgrade
+// with an HTTP status instead of switching protocols. Chrome answers 403 when
+// the person cancels its "Allow remote debugging?" prompt.
+type HandshakeError struct {
+	Status int
+}
+
+func (e *HandshakeError) Error() string {
+	return fmt.Sprintf("cdp: dial: handshake refused with HTTP status %d", e.Status)
+}

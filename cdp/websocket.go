@@ -94,7 +94,7 @@ func DialWebSocket(ctx context.Context, wsURL string, opts DialOptions) (Socket,
 			return nil, fmt.Errorf("cdp: dial: %w", ctx.Err())
 		}
 		if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
-			return nil, fmt.Errorf("cdp: dial: handshake refused with HTTP status %d", resp.StatusCode)
+			return nil, &HandshakeError{Status: resp.StatusCode}
 		}
 		return nil, fmt.Errorf("cdp: dial: %w", sanitize(err))
 	}
