@@ -309,6 +309,9 @@ type outbound struct {
 // call sends method with params on the session and decodes the response's
 // result into result (when non-nil).
 func (c *Conn) call(ctx context.Context, s *Session, method string, params, result any, onResult func(jsonv2.Value)) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cdp: %s: %w", method, err)
+	}
 	req := outbound{ID: c.nextID.Add(1), SessionID: s.id, Method: method}
 	if params != nil {
 		raw, err := jsonv2.Marshal(params)

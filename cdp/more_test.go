@@ -144,3 +144,17 @@ func TestWriteTimeoutEndsConnFake(t *testing.T) {
 		t.Error("connection still open after a write timed out")
 	}
 }
+
+func TestDialHandshakeRefused(t *testing.T) {
+	base := chromiumtest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Origin") != "" {
+			t.Errorf("handshake sent Origin %q", r.Header.Get("Origin"))
+		}
+		http.Error(w, "Connection rejected", http.StatusForbidden)
+	}))
+	_, err := cdp.DialWebSocket(testContext(t), "ws"+strings.TrimPrefix(base, "http")+"/devtools/browser/x", cdp.DialOptions{})
+	he, ok := errors.AsType[*cdp.HandshakeError](err)
+	if !ok || he.Status != http.StatusForbidden {
+		t.Fatalf("dial = %v, want a HandshakeError with status 403", err)
+	}
+}

@@ -82,6 +82,7 @@ type HandshakeError struct {
 	Status int
 }
 
+// Error implements error.
 func (e *HandshakeError) Error() string {
 	return fmt.Sprintf("cdp: dial: handshake refused with HTTP status %d", e.Status)
 }
