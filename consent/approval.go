@@ -306,3 +306,20 @@ func randomID() string {
 	}
 	return strings.ToLower(idEncoding.EncodeToString(b[:]))
 }
+
+// Match returns the live request whose digest equals scope's, if any, so an
+// attach repeated with the same arguments finds the request a person
+// approved (or is still looking at) instead of minting another.
+func (b *Broker) Match(scope Scope) (id string, state RequestState, ok bool) {
+	scope.RunnerInstance = b.Instance
+	d := scope.Digest()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.expireLocked()
+	for id, r := range b.requests {
+		if subtle.ConstantTimeCompare(d[:], r.digest[:]) == 1 {
+			return id, r.m.State(), true
+		}
+	}
+	return "", "", false
+}

@@ -187,3 +187,17 @@ func TestSelectExactFakeAdapterCases(t *testing.T) {
 		}
 	}
 }
+
+func TestMatchFindsTheSameScope(t *testing.T) {
+	b, _ := newTestBroker()
+	r, _ := b.NewRequest(testScope(), "attach")
+	id, st, ok := b.Match(testScope())
+	if !ok || id != r.ID || st != RequestPending {
+		t.Fatalf("Match = %q %s %v", id, st, ok)
+	}
+	other := testScope()
+	other.Session = "s2"
+	if _, _, ok := b.Match(other); ok {
+		t.Fatal("Match found a request for another session")
+	}
+}

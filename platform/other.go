@@ -52,3 +52,9 @@ func InspectSingletonLock(userDataDir string) (LockState, error) {
 
 // RemoveStaleLock is not implemented on this operating system yet.
 func RemoveStaleLock(userDataDir string) error { return unsupported("profile lock inspection") }
+
+// UserDataDirOf is unsupported on this platform.
+func UserDataDirOf(pid int) (string, error) { return "", unsupported("profile identification") }
+
+// HasTerminal is unsupported here and reports false, so approval is refused.
+func HasTerminal(pid int) bool { return false }

@@ -83,6 +83,17 @@ func (c *Coordinator) AttemptsLeft() int {
 	return MaxAttempts - c.m.Counter("attempts")
 }
 
+// Joined returns how many callers joined the running flight (0 when none
+// runs).
+func (c *Coordinator) Joined() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.flight == nil {
+		return 0
+	}
+	return c.flight.joined
+}
+
 // Reconnect starts a reconnect or joins the one running, and waits for it
 // or for ctx. Only the leader runs hooks; every caller gets the same result.
 func (c *Coordinator) Reconnect(ctx context.Context) (Result, error) {
