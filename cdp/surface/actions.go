@@ -1,0 +1,818 @@
+package surface
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// dispatchTimeout bounds how long a dispatched input may stay unacknowledged
+// in the background after its caller returned (a dialog holds it).
+const dispatchTimeout = 60 * time.Second
+
+// resumeTimeout bounds Runtime.runIfWaitingForDebugger on a new iframe
+// target.
+const resumeTimeout = 10 * time.Second
+
+// Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload) that
+// is open on the page.
+type Dialog struct {
+	Type          string `json:"type"`
+	Message       string `json:"message"`
+	DefaultPrompt string `json:"defaultPrompt,omitempty"`
+}
+
+// ActionResult reports what an action did. Fields that do not apply to the
+// action are zero. Typed values are never echoed: only character counts.
+type ActionResult struct {
+	Action string `json:"action"`
+	Role   string `json:"role,omitempty"`
+	Tag    string `json:"tag,omitempty"`
+	// Rebound reports that the ref's element had been re-rendered and the
+	// action went to its unique, strongly equivalent replacement.
+	Rebound bool `json:"rebound,omitempty"`
+	// NoOp reports that the element was already in the requested state.
+	NoOp bool `json:"noop,omitempty"`
+	// Requested and Delivered count characters (code points) of type/fill.
+	Requested int `json:"requested,omitempty"`
+	Delivered int `json:"delivered,omitempty"`
+	// Checked is the state read back after check/uncheck.
+	Checked *bool `json:"checked,omitempty"`
+	// Selected holds the values of the selected options after select.
+	Selected []string `json:"selected,omitempty"`
+	// Files holds the base names of uploaded files.
+	Files []string `json:"files,omitempty"`
+	// Dialog is set when a JavaScript dialog opened during the action; the
+	// page waits for Page.HandleDialog.
+	Dialog *Dialog `json:"dialog,omitempty"`
+	// Scroll is the scroll position after scroll.
+	Scroll *ScrollState `json:"scroll,omitempty"`
+}
+
+// ScrollState is a scroll position of the main document.
+type ScrollState struct {
+	AtBottom bool `json:"atBottom"`
+	AtTop    bool `json:"atTop"`
+	Y        int  `json:"y"`
+	Height   int  `json:"height"`
+	Viewport int  `json:"viewport"`
+}
+
+type prepResult struct {
+	pageErr
+	Rebound   bool     `json:"rebound"`
+	Role      string   `json:"role"`
+	Tag       string   `json:"tag"`
+	X         float64  `json:"x"`
+	Y         float64  `json:"y"`
+	W         float64  `json:"w"`
+	H         float64  `json:"h"`
+	Checked   *bool    `json:"checked"`
+	BeforeLen int      `json:"beforeLen"`
+	Secret    bool     `json:"secret"`
+	Kind      string   `json:"kind"`
+	Selected  int      `json:"selected"`
+	Values    []string `json:"values"`
+	ScrollState
+}
+
+// prepare runs the page's prepare for kind on t: revalidation of the
+// document (nonce) and the ref, resolution, visibility, enabled and hit
+// checks. Nothing has been dispatched when it fails.
+func (p *Page) prepare(ctx context.Context, t Target, kind string, extra map[string]any) (*world, *prepResult, error) {
+	var res prepResult
+	var w *world
+	for attempt := 0; attempt < 2; attempt++ {
+		b, err := p.bind(ctx, t)
+		if err != nil {
+			return nil, nil, p.readErr(ctx, err)
+		}
+		arg := map[string]any{"kind": kind}
+		for k, v := range extra {
+			arg[k] = v
+		}
+		res = prepResult{}
+		w, err = p.resolveIn(ctx, b, "prepare", arg, &res, func() *pageErr { return &res.pageErr })
+		if errors.Is(err, errWorldGone) && !b.isRef && attempt == 0 {
+			// The document was replaced before anything was dispatched: a
+			// semantic target is looked up in the new one.
+			continue
+		}
+		if err != nil {
+			return nil, &res, p.readErr(ctx, err)
+		}
+		break
+	}
+	if w != nil && (res.X != 0 || res.Y != 0) && (w.sess != p.sess || w.frame != p.main) {
+		dx, dy, err := p.frameOrigin(ctx, w, 0)
+		if err != nil {
+			return nil, nil, p.readErr(ctx, err)
+		}
+		res.X += dx
+		res.Y += dy
+	}
+	return w, &res, nil
+}
+
+// frameOrigin returns the offset of a frame's viewport in the page viewport
+// (scrolling its <iframe> into view in each parent).
+func (p *Page) frameOrigin(ctx context.Context, w *world, depth int) (float64, float64, error) {
+	if w.sess == p.sess && w.frame == p.main {
+		return 0, 0, nil
+	}
+	if depth > maxFrameDepth {
+		return 0, 0, fmt.Errorf("surface: frame nesting too deep")
+	}
+	p.mu.Lock()
+	c, oop := p.children[w.frame]
+	p.mu.Unlock()
+	parent := c.parent
+	if !oop {
+		tree, err := cdproto.Call(ctx, p.sess, page.GetFrameTree, cdproto.Empty{})
+		if err != nil {
+			return 0, 0, err
+		}
+		parent = parentOf(tree.FrameTree, w.frame)
+	}
+	var err error
+	if parent == "" {
+		return 0, 0, fmt.Errorf("surface: the frame's parent is gone")
+	}
+	var pw *world
+	if parent == p.main {
+		pw, err = p.mainWorld(ctx)
+	} else {
+		pw, err = p.frameWorld(ctx, parent)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	p.tagChildFrames(ctx, pw)
+	var box struct {
+		pageErr
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+	}
+	if err := p.call(ctx, pw, "frameBox", map[string]any{"nonce": pw.nonce, "key": p.frameKey(w.frame)}, false, &box); err != nil {
+		return 0, 0, err
+	}
+	if box.Err != "" {
+		return 0, 0, box.refusal()
+	}
+	x, y, err := p.frameOrigin(ctx, pw, depth+1)
+	return box.X + x, box.Y + y, err
+}
+
+func parentOf(t *page.FrameTree, id cdproto.FrameID) cdproto.FrameID {
+	for _, c := range t.ChildFrames {
+		if c.Frame != nil && c.Frame.ID == id {
+			return t.Frame.ID
+		}
+		if f := parentOf(c, id); f != "" {
+			return f
+		}
+	}
+	return ""
+}
+
+// dispatch runs the input commands of an action. When a JavaScript dialog
+// opens before they are acknowledged (the page is blocked in alert()), it
+// returns the dialog and leaves the commands to finish in the background
+// once the dialog is handled; they are never sent twice.
+func (p *Page) dispatch(ctx context.Context, fn func(ctx context.Context) error) (*Dialog, error) {
+	p.mu.Lock()
+	dch := p.dialogCh
+	p.mu.Unlock()
+	done := make(chan error, 1)
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dispatchTimeout)
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer cancel()
+		done <- fn(dctx)
+	}()
+	select {
+	case err := <-done:
+		return nil, err
+	case <-dch:
+		p.mu.Lock()
+		d := p.dialog
+		p.mu.Unlock()
+		if d == nil {
+			// Opened and closed already: wait for the acknowledgement.
+			select {
+			case err := <-done:
+				return nil, err
+			case <-ctx.Done():
+				return nil, fsm.Refuse(fsm.OutcomeUnknown, "the input was sent but not acknowledged before the deadline").WithCause(ctx.Err())
+			}
+		}
+		return d, nil
+	case <-ctx.Done():
+		return nil, fsm.Refuse(fsm.OutcomeUnknown, "the input was sent but not acknowledged before the deadline").WithCause(ctx.Err())
+	case <-p.gone:
+		return nil, fsm.Refuse(fsm.OutcomeUnknown, "the page closed while the input was in flight")
+	}
+}
+
+func (p *Page) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y float64, btn input.MouseButton, buttons, count int64) error {
+	_, err := cdproto.Call(ctx, p.sess, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: typ, X: x, Y: y, Button: btn, Buttons: buttons, ClickCount: count})
+	return err
+}
+
+// clickAt moves the mouse to (x, y) and presses and releases the left button.
+func (p *Page) clickAt(ctx context.Context, x, y float64) (*Dialog, error) {
+	d, err := p.dispatch(ctx, func(ctx context.Context) error {
+		if err := p.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, x, y, input.MouseButtonNone, 0, 0); err != nil {
+			return err
+		}
+		if err := p.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, input.MouseButtonLeft, 1, 1); err != nil {
+			return err
+		}
+		return p.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, input.MouseButtonLeft, 0, 1)
+	})
+	if err != nil {
+		var r *fsm.Refusal
+		if errors.As(err, &r) {
+			return nil, err
+		}
+		return nil, p.dispatchErr(ctx, err)
+	}
+	return d, nil
+}
+
+// Click scrolls the target into view, checks that the click point hits it
+// (not an overlay), and clicks it with real mouse events.
+func (p *Page) Click(ctx context.Context, t Target) (*ActionResult, error) {
+	release, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	_, res, err := p.prepare(ctx, t, "click", nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &ActionResult{Action: "click", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
+	d, err := p.clickAt(ctx, res.X, res.Y)
+	out.Dialog = d
+	return out, err
+}
+
+// Hover moves the mouse over the target.
+func (p *Page) Hover(ctx context.Context, t Target) (*ActionResult, error) {
+	release, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	_, res, err := p.prepare(ctx, t, "hover", nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &ActionResult{Action: "hover", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
+	d, err := p.dispatch(ctx, func(ctx context.Context) error {
+		return p.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, res.X, res.Y, input.MouseButtonNone, 0, 0)
+	})
+	out.Dialog = d
+	if err != nil {
+		var r *fsm.Refusal
+		if !errors.As(err, &r) {
+			err = p.dispatchErr(ctx, err)
+		}
+	}
+	return out, err
+}
+
+// Type focuses the target and inserts text at the end of its value with
+// Input.insertText, then reads the field back. Fewer characters delivered
+// than requested is browser_input_incomplete (the result says how many).
+func (p *Page) Type(ctx context.Context, t Target, text string) (*ActionResult, error) {
+	return p.typeInto(ctx, t, text, false)
+}
+
+// Fill replaces the target's value (or contenteditable text) with text.
+func (p *Page) Fill(ctx context.Context, t Target, text string) (*ActionResult, error) {
+	return p.typeInto(ctx, t, text, true)
+}
+
+func (p *Page) typeInto(ctx context.Context, t Target, text string, clear bool) (*ActionResult, error) {
+	name := "type"
+	if clear {
+		name = "fill"
+	}
+	release, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	w, res, err := p.prepare(ctx, t, "type", map[string]any{"clear": clear, "empty": clear && text == ""})
+	if err != nil {
+		return nil, err
+	}
+	out := &ActionResult{Action: name, Role: res.Role, Tag: res.Tag, Rebound: res.Rebound, Requested: utf8.RuneCountInString(text)}
+	if text != "" {
+		d, err := p.dispatch(ctx, func(ctx context.Context) error {
+			_, err := cdproto.Call(ctx, p.sess, input.InsertText, input.InsertTextParams{Text: text})
+			return err
+		})
+		if err != nil {
+			var r *fsm.Refusal
+			if !errors.As(err, &r) {
+				err = p.dispatchErr(ctx, err)
+			}
+			return out, err
+		}
+		if d != nil {
+			out.Dialog = d
+			return out, nil
+		}
+	}
+	var rb struct {
+		pageErr
+		Requested int  `json:"requested"`
+		Delivered int  `json:"delivered"`
+		Exact     bool `json:"exact"`
+	}
+	if err := p.call(ctx, w, "readBack", map[string]any{"nonce": w.nonce, "text": text}, false, &rb); err != nil {
+		if errors.Is(err, errWorldGone) || p.sessionEnded(err) {
+			return out, fsm.Refuse(fsm.OutcomeUnknown, "the document was replaced before the typed value could be read back").WithCause(err)
+		}
+		return out, p.readErr(ctx, err)
+	}
+	if rb.Err != "" {
+		return out, fsm.Refuse(fsm.OutcomeUnknown, "the field went away before its value could be read back")
+	}
+	out.Delivered = rb.Delivered
+	if rb.Delivered < out.Requested {
+		return out, fsm.Refusef(fsm.InputIncomplete, "delivered %d of %d characters", rb.Delivered, out.Requested)
+	}
+	return out, nil
+}
+
+// Select chooses options of a <select> by value or visible label and
+// dispatches input and change events.
+func (p *Page) Select(ctx context.Context, t Target, values ...string) (*ActionResult, error) {
+	if len(values) == 0 {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "select needs at least one value")
+	}
+	release, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	_, res, err := p.prepare(ctx, t, "select", map[string]any{"values": values})
+	if err != nil {
+		return nil, err
+	}
+	return &ActionResult{Action: "select", Role: "combobox", Tag: "select", Rebound: res.Rebound, Selected: res.Values}, nil
+}
+
+// Check clicks a checkbox, radio or switch when its state differs from want,
+// and reads the state back.
+func (p *Page) Check(ctx context.Context, t Target, want bool) (*ActionResult, error) {
+	name := "check"
+	if !want {
+		name = "uncheck"
+	}
+	release, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	w, res, err := p.prepare(ctx, t, "check", map[string]any{"want": want})
+	if err != nil {
+		return nil, err
+	}
+	out := &ActionResult{Action: name, Role: res.Role, Tag: res.Tag, Rebound: res.Rebound, Checked: res.Checked}
+	if res.Checked != nil && *res.Checked == want {
+		out.NoOp = true
+		return out, nil
+	}
+	d, err := p.clickAt(ctx, res.X, res.Y)
+	out.Dialog = d
+	if err != nil || d != nil {
+		return out, err
+	}
+	var rc struct {
+		pageErr
+		Checked *bool `json:"checked"`
+	}
+	if err := p.call(ctx, w, "readChecked", map[string]any{"nonce": w.nonce}, false, &rc); err != nil || rc.Err != "" {
+		return out, fsm.Refuse(fsm.OutcomeUnknown, "the control went away before its state could be read back")
+	}
+	out.Checked = rc.Checked
+	if rc.Checked == nil || *rc.Checked != want {
+		return out, fmt.Errorf("surface: %s: the click did not change the state", name)
+	}
+	return out, nil
+}
+
+// Focus focuses the target without input.
+func (p *Page) focus(ctx context.Context, t Target) (*prepResult, error) {
+	_, res, err := p.prepare(ctx, t, "focus", nil)
+	return res, err
+}
+
+// Press sends real key events: for each key in keys (space separated, each
+// "Mod+Key", e.g. "Control+a Enter"), keyDown (with its text, which inserts
+// it: no separate char event) and keyUp. With a target, it is focused first.
+func (p *Page) Press(ctx context.Context, t *Target, keys string) (*ActionResult, error) {
+	strokes, err := parseKeys(keys)
+	if err != nil {
+		return nil, err
+	}
+	release, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	out := &ActionResult{Action: "press"}
+	if t != nil {
+		res, err := p.focus(ctx, *t)
+		if err != nil {
+			return nil, err
+		}
+		out.Role, out.Tag, out.Rebound = res.Role, res.Tag, res.Rebound
+	}
+	d, err := p.dispatch(ctx, func(ctx context.Context) error {
+		for _, s := range strokes {
+			if err := p.stroke(ctx, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	out.Dialog = d
+	if err != nil {
+		var r *fsm.Refusal
+		if !errors.As(err, &r) {
+			err = p.dispatchErr(ctx, err)
+		}
+	}
+	return out, err
+}
+
+type keyDef struct {
+	key, code string
+	keyCode   int64
+	text      string
+}
+
+var namedKeys = map[string]keyDef{
+	"enter":      {"Enter", "Enter", 13, "\r"},
+	"tab":        {"Tab", "Tab", 9, ""},
+	"escape":     {"Escape", "Escape", 27, ""},
+	"esc":        {"Escape", "Escape", 27, ""},
+	"backspace":  {"Backspace", "Backspace", 8, ""},
+	"delete":     {"Delete", "Delete", 46, ""},
+	"arrowup":    {"ArrowUp", "ArrowUp", 38, ""},
+	"arrowdown":  {"ArrowDown", "ArrowDown", 40, ""},
+	"arrowleft":  {"ArrowLeft", "ArrowLeft", 37, ""},
+	"arrowright": {"ArrowRight", "ArrowRight", 39, ""},
+	"home":       {"Home", "Home", 36, ""},
+	"end":        {"End", "End", 35, ""},
+	"pageup":     {"PageUp", "PageUp", 33, ""},
+	"pagedown":   {"PageDown", "PageDown", 34, ""},
+	"space":      {" ", "Space", 32, " "},
+	"insert":     {"Insert", "Insert", 45, ""},
+	"shift":      {"Shift", "ShiftLeft", 16, ""},
+	"control":    {"Control", "ControlLeft", 17, ""},
+	"ctrl":       {"Control", "ControlLeft", 17, ""},
+	"alt":        {"Alt", "AltLeft", 18, ""},
+	"meta":       {"Meta", "MetaLeft", 91, ""},
+}
+
+var modifierBits = map[string]int64{"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
+
+type stroke struct {
+	mods []keyDef
+	key  keyDef
+}
+
+func parseKeys(keys string) ([]stroke, error) {
+	fields := strings.Fields(keys)
+	if len(fields) == 0 {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "no keys given")
+	}
+	if len(fields) > 64 {
+		return nil, fsm.Refuse(fsm.LimitExceeded, "at most 64 key strokes per press")
+	}
+	var out []stroke
+	for _, f := range fields {
+		parts := strings.Split(f, "+")
+		if f == "+" {
+			parts = []string{"+"}
+		}
+		var s stroke
+		for i, part := range parts {
+			kd, ok := keyFor(part)
+			if !ok {
+				return nil, fsm.Refusef(fsm.InvalidArgument, "unknown key %q", capString(part, 20))
+			}
+			if i < len(parts)-1 {
+				if _, isMod := modifierBits[kd.key]; !isMod {
+					return nil, fsm.Refusef(fsm.InvalidArgument, "%q is not a modifier", capString(part, 20))
+				}
+				s.mods = append(s.mods, kd)
+				continue
+			}
+			s.key = kd
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func keyFor(name string) (keyDef, bool) {
+	if kd, ok := namedKeys[strings.ToLower(name)]; ok {
+		return kd, true
+	}
+	if len(name) >= 2 && (name[0] == 'F' || name[0] == 'f') {
+		var n int
+		if _, err := fmt.Sscanf(name[1:], "%d", &n); err == nil && n >= 1 && n <= 12 {
+			return keyDef{fmt.Sprintf("F%d", n), fmt.Sprintf("F%d", n), int64(111 + n), ""}, true
+		}
+	}
+	r, size := utf8.DecodeRuneInString(name)
+	if size == 0 || size != len(name) {
+		return keyDef{}, false
+	}
+	kd := keyDef{key: name, text: name}
+	switch {
+	case r >= 'a' && r <= 'z':
+		kd.code, kd.keyCode = "Key"+string(unicode.ToUpper(r)), int64(unicode.ToUpper(r))
+	case r >= 'A' && r <= 'Z':
+		kd.code, kd.keyCode = "Key"+string(r), int64(r)
+	case r >= '0' && r <= '9':
+		kd.code, kd.keyCode = "Digit"+string(r), int64(r)
+	}
+	return kd, true
+}
+
+func (p *Page) key(ctx context.Context, typ input.DispatchKeyEventType, kd keyDef, mods int64, text string) error {
+	_, err := cdproto.Call(ctx, p.sess, input.DispatchKeyEvent, input.DispatchKeyEventParams{
+		Type: typ, Modifiers: mods, Key: kd.key, Code: kd.code, WindowsVirtualKeyCode: kd.keyCode,
+		NativeVirtualKeyCode: kd.keyCode, Text: text, UnmodifiedText: text,
+	})
+	return err
+}
+
+func (p *Page) stroke(ctx context.Context, s stroke) error {
+	var mods int64
+	for _, m := range s.mods {
+		mods |= modifierBits[m.key]
+		if err := p.key(ctx, input.DispatchKeyEventTypeRawKeyDown, m, mods, ""); err != nil {
+			return err
+		}
+	}
+	text := s.key.text
+	if mods&(1|2|4) != 0 {
+		text = "" // a shortcut inserts nothing
+	} else if mods&8 != 0 && text != "" {
+		text = strings.ToUpper(text)
+	}
+	kd := s.key
+	if mods&8 != 0 && utf8.RuneCountInString(kd.key) == 1 {
+		kd.key = strings.ToUpper(kd.key) // the key value a shifted letter reports
+	}
+	typ := input.DispatchKeyEventTypeKeyDown
+	if text == "" {
+		typ = input.DispatchKeyEventTypeRawKeyDown
+	}
+	// keyDown with text inserts it; sending a char event too would type it
+	// twice.
+	if err := p.key(ctx, typ, kd, mods, text); err != nil {
+		return err
+	}
+	if err := p.key(ctx, input.DispatchKeyEventTypeKeyUp, kd, mods, ""); err != nil {
+		return err
+	}
+	for i := len(s.mods) - 1; i >= 0; i-- {
+		mods &^= modifierBits[s.mods[i].key]
+		if err := p.key(ctx, input.DispatchKeyEventTypeKeyUp, s.mods[i], mods, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ScrollOptions says where to scroll: to a target, to the top or bottom, or
+// by pixels.
+type ScrollOptions struct {
+	Target *Target
+	To     string // "top" or "bottom"
+	DX, DY float64
+}
+
+// Scroll moves the main document's viewport and reports where it is,
+// including AtBottom, so a reading loop knows when it has seen everything.
+// Scrolling is read-only: it dispatches nothing on the site's behalf.
+func (p *Page) Scroll(ctx context.Context, o ScrollOptions) (*ActionResult, error) {
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	out := &ActionResult{Action: "scroll"}
+	if o.Target != nil {
+		_, res, err := p.prepare(ctx, *o.Target, "scroll", nil)
+		if err != nil {
+			return nil, err
+		}
+		out.Role, out.Tag, out.Rebound = res.Role, res.Tag, res.Rebound
+		st := res.ScrollState
+		out.Scroll = &st
+		return out, nil
+	}
+	switch o.To {
+	case "", "top", "bottom":
+	default:
+		return nil, fsm.Refuse(fsm.InvalidArgument, "scroll to is top or bottom")
+	}
+	var st struct {
+		pageErr
+		ScrollState
+	}
+	err := p.withMain(ctx, func(w *world) error {
+		st = struct {
+			pageErr
+			ScrollState
+		}{}
+		return p.call(ctx, w, "scroll", map[string]any{"nonce": w.nonce, "to": o.To, "dx": o.DX, "dy": o.DY}, false, &st)
+	})
+	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	out.Scroll = &st.ScrollState
+	return out, nil
+}
+
+// withMain runs fn in the main world, once more in a new document when the
+// document was replaced (for read-only operations).
+func (p *Page) withMain(ctx context.Context, fn func(w *world) error) error {
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		var w *world
+		w, err = p.mainWorld(ctx)
+		if err != nil {
+			return err
+		}
+		err = fn(w)
+		if !errors.Is(err, errWorldGone) {
+			return err
+		}
+	}
+	return err
+}
+
+// Upload sets files on a file input through DOM.setFileInputFiles. Each
+// name is resolved inside Options.UploadDir, lexically and after resolving
+// symlinks; anything outside, or no directory, is upload_denied. The result
+// names files by base name only.
+func (p *Page) Upload(ctx context.Context, t Target, names ...string) (*ActionResult, error) {
+	if len(names) == 0 {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "upload needs at least one file")
+	}
+	files := make([]string, 0, len(names))
+	for _, n := range names {
+		real, err := confine(p.opts.UploadDir, n)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, real)
+	}
+	release, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	w, res, err := p.prepare(ctx, t, "upload", nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &ActionResult{Action: "upload", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
+	ev, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: p.global + ".pendingElement()", ContextID: w.ctx, Silent: new(true)})
+	if err != nil || ev.Result == nil || ev.Result.ObjectID == "" {
+		if err == nil {
+			err = errors.New("no element")
+		}
+		return nil, p.readErr(ctx, fmt.Errorf("surface: upload: %w", err))
+	}
+	defer p.release(ctx, w.sess, ev.Result.ObjectID)
+	if _, err := cdproto.Call(ctx, w.sess, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: ev.Result.ObjectID}); err != nil {
+		return out, p.dispatchErr(ctx, err)
+	}
+	for _, f := range files {
+		out.Files = append(out.Files, filepath.Base(f))
+	}
+	return out, nil
+}
+
+// confine resolves name inside dir, refusing anything that leaves it
+// lexically or through a symlink, and anything but a regular file.
+func confine(dir, name string) (string, error) {
+	if dir == "" {
+		return "", fsm.Refuse(fsm.UploadDenied, "no upload directory is set")
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fsm.Refuse(fsm.UploadDenied, "the upload directory is unusable")
+	}
+	var path string
+	if filepath.IsAbs(name) {
+		path = filepath.Clean(name)
+	} else {
+		path = filepath.Join(absDir, name)
+	}
+	if !within(absDir, path) {
+		return "", fsm.Refuse(fsm.UploadDenied, "the file is outside the upload directory")
+	}
+	realDir, err := filepath.EvalSymlinks(absDir)
+	if err != nil {
+		return "", fsm.Refuse(fsm.UploadDenied, "the upload directory is unusable")
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fsm.Refuse(fsm.UploadDenied, "no such file in the upload directory")
+	}
+	if !within(realDir, real) {
+		return "", fsm.Refuse(fsm.UploadDenied, "the file resolves outside the upload directory")
+	}
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() {
+		return "", fsm.Refuse(fsm.UploadDenied, "not a regular file")
+	}
+	return real, nil
+}
+
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return false
+	}
+	return true
+}
+
+// Dialog returns the JavaScript dialog open on the page, or nil.
+func (p *Page) Dialog() *Dialog {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.dialog == nil {
+		return nil
+	}
+	d := *p.dialog
+	return &d
+}
+
+// HandleDialog accepts or dismisses the open JavaScript dialog; promptText
+// answers a prompt when accepting.
+func (p *Page) HandleDialog(ctx context.Context, accept bool, promptText string) error {
+	if p.isGone() || p.closed.Load() {
+		return fsm.Refuse(fsm.PageClosed, "the page is closed")
+	}
+	if p.Dialog() == nil {
+		return fsm.Refuse(fsm.NotFound, "no JavaScript dialog is open")
+	}
+	_, err := cdproto.Call(ctx, p.sess, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept, PromptText: promptText})
+	if err != nil {
+		return p.dispatchErr(ctx, err)
+	}
+	p.mu.Lock()
+	p.dialog = nil
+	p.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,159 @@
+package surface
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// Probe bounds.
+const (
+	// DefaultSettle bounds how long a probe waits for the page to settle.
+	DefaultSettle = 3 * time.Second
+	// settleQuiet is how long the DOM must stay unchanged to count as
+	// settled.
+	settleQuiet = 200 * time.Millisecond
+)
+
+// ProbeAction is the one action a probe performs.
+type ProbeAction struct {
+	// Kind is click, hover, type, fill, press, select, check or uncheck.
+	Kind   string
+	Target *Target
+	Text   string   // type, fill
+	Keys   string   // press
+	Values []string // select
+	// Settle bounds the wait for the page to settle; 0 means DefaultSettle.
+	Settle time.Duration
+}
+
+// ProbeResult reports one action for diagnosing a UI: the document before
+// and after, the action's own result or refusal, the console errors raised
+// after it started, and whether the page settled (DOM quiet for 200 ms and
+// no request in flight) within the bound.
+type ProbeResult struct {
+	Before          *DocIdentity  `json:"before"`
+	After           *DocIdentity  `json:"after,omitempty"`
+	DocumentChanged bool          `json:"documentChanged"`
+	Action          *ActionResult `json:"action,omitempty"`
+	Refusal         *fsm.Refusal  `json:"refusal,omitempty"`
+	ConsoleErrors   []DiagEntry   `json:"consoleErrors"`
+	// ConsoleDiscarded is diagnostic_events_discarded when the console log
+	// dropped entries: the list above may then be incomplete.
+	ConsoleDiscarded fsm.Code `json:"consoleDiscarded,omitempty"`
+	Settled          bool     `json:"settled"`
+	InFlight         int      `json:"inFlight"`
+}
+
+// Probe performs exactly one action and observes its effect. The action is
+// never replayed; its refusal is part of the result, not an error. The
+// error is for failures to observe (page closed, deadline).
+func (p *Page) Probe(ctx context.Context, a ProbeAction) (*ProbeResult, error) {
+	before, err := p.Identity(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &ProbeResult{Before: before, ConsoleErrors: []DiagEntry{}}
+	cursor := p.diag.cursor()
+	var res *ActionResult
+	var aerr error
+	t := Target{}
+	if a.Target != nil {
+		t = *a.Target
+	}
+	switch a.Kind {
+	case "click":
+		res, aerr = p.Click(ctx, t)
+	case "hover":
+		res, aerr = p.Hover(ctx, t)
+	case "type":
+		res, aerr = p.Type(ctx, t, a.Text)
+	case "fill":
+		res, aerr = p.Fill(ctx, t, a.Text)
+	case "press":
+		res, aerr = p.Press(ctx, a.Target, a.Keys)
+	case "select":
+		res, aerr = p.Select(ctx, t, a.Values...)
+	case "check", "uncheck":
+		res, aerr = p.Check(ctx, t, a.Kind == "check")
+	default:
+		return nil, fsm.Refuse(fsm.InvalidArgument, "probe kind is click, hover, type, fill, press, select, check or uncheck")
+	}
+	out.Action = res
+	if aerr != nil {
+		var r *fsm.Refusal
+		if !errors.As(aerr, &r) {
+			return out, aerr
+		}
+		out.Refusal = r
+	}
+	settle := a.Settle
+	if settle <= 0 {
+		settle = DefaultSettle
+	}
+	if res == nil || res.Dialog == nil {
+		out.Settled = p.settle(ctx, settle)
+	}
+	if id, err := p.Identity(ctx); err == nil {
+		out.After = id
+		out.DocumentChanged = id.Document != before.Document
+	} else if p.isGone() {
+		return out, err
+	}
+	c := p.Console(DiagOptions{Since: cursor, ErrorsOnly: true})
+	out.ConsoleErrors = c.Entries
+	out.ConsoleDiscarded = c.Discarded
+	out.InFlight, _ = p.diag.inFlight()
+	return out, nil
+}
+
+// settle waits, up to max, for a finished load, a quiet DOM and no request
+// in flight.
+func (p *Page) settle(ctx context.Context, max time.Duration) bool {
+	deadline := time.Now().Add(max)
+	for i := 0; i < 100; i++ {
+		remaining := time.Until(deadline)
+		if remaining <= 0 || p.live() != nil {
+			return false
+		}
+		p.mu.Lock()
+		navCh, loading := p.loadCh, p.loading
+		p.mu.Unlock()
+		if loading {
+			if !waitChan(navCh, deadline, ctx) {
+				return false
+			}
+			continue
+		}
+		w, err := p.mainWorld(ctx)
+		if err != nil {
+			return false
+		}
+		var r struct {
+			pageErr
+			Settled bool `json:"settled"`
+		}
+		cctx, cancel := context.WithTimeout(ctx, remaining+time.Second)
+		err = p.call(cctx, w, "settle", map[string]any{"nonce": w.nonce, "quietMs": settleQuiet.Milliseconds(), "maxMs": remaining.Milliseconds()}, true, &r)
+		cancel()
+		if errors.Is(err, errWorldGone) || r.Err == "stale" {
+			continue
+		}
+		if err != nil || !r.Settled {
+			return false
+		}
+		n, discarded := p.diag.inFlight()
+		if n == 0 && !discarded {
+			return true
+		}
+		if n == 0 {
+			return true // quiet now, though the log dropped entries
+		}
+		if !p.diag.waitChange(deadline, ctx) {
+			return false
+		}
+	}
+	return false
+}

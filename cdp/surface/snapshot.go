@@ -1,0 +1,582 @@
+package surface
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// Snapshot bounds.
+const (
+	// DefaultSnapshotChars is the default character budget of one snapshot
+	// chunk.
+	DefaultSnapshotChars = 20000
+	// MaxSnapshotChars bounds the budget a caller may ask for.
+	MaxSnapshotChars = 200000
+	// maxSnapRecords is how many snapshots a Page keeps for refs, cursors
+	// and incremental reads.
+	maxSnapRecords = 6
+	// maxFrameDepth bounds how deep cross-origin frames are entered.
+	maxFrameDepth = 3
+	// maxClosedChecks bounds the DOM.describeNode calls that confirm closed
+	// shadow roots per frame.
+	maxClosedChecks = 8
+	// maxDiffEdits bounds the incremental diff; a larger change returns the
+	// whole snapshot.
+	maxDiffEdits = 1000
+)
+
+// SnapshotOptions selects what a snapshot shows.
+type SnapshotOptions struct {
+	// Scope limits the outline to one subtree: a ref (with its snapshot id)
+	// or a CSS selector. Other target kinds are refused.
+	Scope *Target
+	// Interactive lists only actionable nodes.
+	Interactive bool
+	// Since, a snapshot id of this page, makes the result incremental: only
+	// the lines that changed, or Unchanged.
+	Since string
+	// MaxChars is the chunk budget; 0 means DefaultSnapshotChars.
+	MaxChars int
+}
+
+// Snapshot is one chunk of a page outline.
+type Snapshot struct {
+	// ID names the snapshot; pass it with every ref taken from it.
+	ID    string `json:"snapshotId"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// Text is the outline chunk: one line per node, "- role "name" [states]
+	// [eN]", indented by depth. A truncated chunk ends with a marker line.
+	Text string `json:"text"`
+	// Cursor, when set, reads the next chunk (Page.SnapshotNext).
+	Cursor string `json:"cursor,omitempty"`
+	// Truncated reports that Text is not the whole outline.
+	Truncated bool `json:"truncated,omitempty"`
+	// Incremental reports that Text is a diff since SnapshotOptions.Since:
+	// "+ " added lines, "- " removed lines, "@@" hunk headers.
+	Incremental bool `json:"incremental,omitempty"`
+	// Unchanged reports that nothing changed since SnapshotOptions.Since.
+	Unchanged bool `json:"unchanged,omitempty"`
+	// Refs is how many actionable nodes the whole outline names.
+	Refs int `json:"refs"`
+	// Lines and Chars measure the whole outline.
+	Lines int `json:"lines"`
+	Chars int `json:"chars"`
+	// Document is an opaque id of the main document the snapshot saw.
+	Document string `json:"document"`
+}
+
+// snapRecord is the Go-side ref table of one snapshot: which world (frame
+// document) each ref prefix belongs to, the ids it listed, and its lines for
+// cursors and diffs.
+type snapRecord struct {
+	id     string
+	gen    uint64
+	worlds map[string]*world       // ref prefix ("e", "f1e") -> world
+	refs   map[string]map[int]bool // ref prefix -> ids
+	lines  []string                // the whole outline
+}
+
+type pageSnap struct {
+	Text   string   `json:"text"`
+	Lines  []string `json:"-"`
+	Frames []struct {
+		Key   string `json:"key"`
+		Line  int    `json:"line"`
+		Depth int    `json:"depth"`
+	} `json:"frames"`
+	Closed []struct {
+		Line  int `json:"line"`
+		Depth int `json:"depth"`
+		I     int `json:"i"`
+	} `json:"closed"`
+	IDs       []int  `json:"ids"`
+	Refs      int    `json:"refs"`
+	Truncated bool   `json:"truncated"`
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	pageErr
+}
+
+func (p *Page) newSnapID() string {
+	return fmt.Sprintf("s%d.%d.%s", p.opts.Generation, p.snapSeq.Add(1), p.tag)
+}
+
+// parseSnapGen returns the generation a snapshot id was minted in.
+func parseSnapGen(id string) (uint64, bool) {
+	parts := strings.Split(id, ".")
+	if len(parts) != 3 || !strings.HasPrefix(parts[0], "s") {
+		return 0, false
+	}
+	g, err := strconv.ParseUint(parts[0][1:], 10, 64)
+	return g, err == nil
+}
+
+// record looks a snapshot up, refusing ids from another generation, page or
+// an evicted snapshot as stale.
+func (p *Page) record(id string) (*snapRecord, error) {
+	if id == "" {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "a ref needs the snapshot id it came from")
+	}
+	g, ok := parseSnapGen(id)
+	if !ok {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "malformed snapshot id")
+	}
+	if g != p.opts.Generation {
+		return nil, fsm.Refusef(fsm.BindingStale, "snapshot from connection generation %d; this page is generation %d", g, p.opts.Generation)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.snaps {
+		if r.id == id {
+			return r, nil
+		}
+	}
+	return nil, fsm.Refuse(fsm.BindingStale, "unknown or expired snapshot id")
+}
+
+func (p *Page) keep(r *snapRecord) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.snaps = append(p.snaps, r)
+	if len(p.snaps) > maxSnapRecords {
+		p.snaps = append(p.snaps[:0:0], p.snaps[len(p.snaps)-maxSnapRecords:]...)
+	}
+}
+
+// Snapshot computes the page outline in the page and returns its first
+// chunk. It is read-only: when the document is replaced while it runs, it
+// re-observes the new document once.
+func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, error) {
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	budget := opts.MaxChars
+	if budget <= 0 {
+		budget = DefaultSnapshotChars
+	}
+	if budget > MaxSnapshotChars {
+		budget = MaxSnapshotChars
+	}
+	var prev *snapRecord
+	if opts.Since != "" {
+		r, err := p.record(opts.Since)
+		if err != nil {
+			return nil, err
+		}
+		prev = r
+	}
+	arg := map[string]any{"interactive": opts.Interactive}
+	var scopeWorld *world
+	if opts.Scope != nil {
+		s := opts.Scope
+		switch {
+		case s.Ref != "":
+			r, err := p.record(s.SnapshotID)
+			if err != nil {
+				return nil, err
+			}
+			prefix, _, err := splitRef(s.Ref)
+			if err != nil {
+				return nil, err
+			}
+			scopeWorld = r.worlds[prefix]
+			if scopeWorld == nil {
+				return nil, fsm.Refuse(fsm.BindingStale, "ref not in that snapshot")
+			}
+			arg["scopeRef"], arg["scopeSnap"] = s.Ref, s.SnapshotID
+		case s.CSS != "":
+			arg["scopeCss"] = s.CSS
+		default:
+			return nil, fsm.Refuse(fsm.InvalidArgument, "a snapshot scope is a ref or a CSS selector")
+		}
+	}
+	var rec *snapRecord
+	var ps *pageSnap
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		rec, ps, err = p.snapshotOnce(ctx, arg, scopeWorld)
+		if !errors.Is(err, errWorldGone) || scopeWorld != nil {
+			break
+		}
+	}
+	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	p.keep(rec)
+	out := &Snapshot{ID: rec.id, URL: ps.URL, Title: ps.Title, Refs: countRefs(rec), Lines: len(rec.lines), Document: rec.worlds["e"].doc}
+	for _, l := range rec.lines {
+		out.Chars += len(l) + 1
+	}
+	if prev != nil {
+		if equalLines(prev.lines, rec.lines) {
+			out.Unchanged, out.Incremental, out.Text = true, true, "unchanged"
+			return out, nil
+		}
+		if d, ok := diffLines(prev.lines, rec.lines); ok {
+			out.Incremental = true
+			text, more := chunk(d, 0, budget, "")
+			out.Text = text
+			out.Truncated = more >= 0
+			return out, nil
+		}
+	}
+	text, next := chunk(rec.lines, 0, budget, rec.id)
+	out.Text = text
+	if next >= 0 {
+		out.Truncated = true
+		out.Cursor = fmt.Sprintf("%s:%d", rec.id, next)
+	}
+	return out, nil
+}
+
+// SnapshotNext returns the chunk of a snapshot that a cursor points to,
+// without looking at the page again; refs in it belong to the original
+// snapshot id.
+func (p *Page) SnapshotNext(cursor string, maxChars int) (*Snapshot, error) {
+	i := strings.LastIndexByte(cursor, ':')
+	if i < 0 {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "malformed cursor")
+	}
+	off, err := strconv.Atoi(cursor[i+1:])
+	if err != nil || off < 0 {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "malformed cursor")
+	}
+	rec, err := p.record(cursor[:i])
+	if err != nil {
+		return nil, err
+	}
+	if off > len(rec.lines) {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "cursor past the end")
+	}
+	if maxChars <= 0 {
+		maxChars = DefaultSnapshotChars
+	}
+	if maxChars > MaxSnapshotChars {
+		maxChars = MaxSnapshotChars
+	}
+	out := &Snapshot{ID: rec.id, Refs: countRefs(rec), Lines: len(rec.lines), Document: rec.worlds["e"].doc}
+	for _, l := range rec.lines {
+		out.Chars += len(l) + 1
+	}
+	text, next := chunk(rec.lines, off, maxChars, rec.id)
+	out.Text = text
+	if next >= 0 {
+		out.Truncated = true
+		out.Cursor = fmt.Sprintf("%s:%d", rec.id, next)
+	}
+	return out, nil
+}
+
+func countRefs(r *snapRecord) int {
+	n := 0
+	for _, ids := range r.refs {
+		n += len(ids)
+	}
+	return n
+}
+
+// chunk joins lines from off within budget characters. It returns the text
+// and the offset of the first line left out, or -1 when none was.
+func chunk(lines []string, off, budget int, snapID string) (string, int) {
+	var b strings.Builder
+	const reserve = 160 // room for the marker line
+	i := off
+	for ; i < len(lines); i++ {
+		l := lines[i]
+		if b.Len()+len(l)+1 > budget-reserve && b.Len() > 0 {
+			break
+		}
+		if b.Len()+len(l)+1 > budget-reserve {
+			l = capString(l, budget-reserve-1) // one giant line
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	if i >= len(lines) {
+		return b.String(), -1
+	}
+	rest := 0
+	for _, l := range lines[i:] {
+		rest += len(l) + 1
+	}
+	if snapID != "" {
+		fmt.Fprintf(&b, "… truncated: %d more lines (%d chars); continue with cursor %s:%d\n", len(lines)-i, rest, snapID, i)
+	} else {
+		fmt.Fprintf(&b, "… truncated: %d more lines (%d chars); take a full snapshot to see them\n", len(lines)-i, rest)
+	}
+	return b.String(), i
+}
+
+func (p *Page) snapshotOnce(ctx context.Context, arg map[string]any, scopeWorld *world) (*snapRecord, *pageSnap, error) {
+	w := scopeWorld
+	if w == nil {
+		var err error
+		if w, err = p.mainWorld(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
+	rec := &snapRecord{id: p.newSnapID(), gen: p.opts.Generation, worlds: map[string]*world{}, refs: map[string]map[int]bool{}}
+	prefix := "e"
+	if w.frame != p.main {
+		prefix = p.frameKey(w.frame) + "e"
+	}
+	lines, ps, err := p.snapshotFrame(ctx, w, prefix, arg, rec, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec.lines = lines
+	if rec.worlds["e"] == nil {
+		rec.worlds["e"] = w
+	}
+	return rec, ps, nil
+}
+
+// frameKey returns the stable key ("f1", "f2", ...) of a non-main frame.
+func (p *Page) frameKey(f cdproto.FrameID) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k, ok := p.frameKeys[f]
+	if !ok {
+		k = fmt.Sprintf("f%d", len(p.frameKeys)+1)
+		p.frameKeys[f] = k
+	}
+	return k
+}
+
+func (p *Page) frameByKey(key string) (cdproto.FrameID, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for f, k := range p.frameKeys {
+		if k == key {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// snapshotFrame snapshots one frame document, then the cross-origin frames
+// it embeds, and returns its lines with theirs spliced in.
+func (p *Page) snapshotFrame(ctx context.Context, w *world, prefix string, arg map[string]any, rec *snapRecord, depth int) ([]string, *pageSnap, error) {
+	children := p.tagChildFrames(ctx, w)
+	a := map[string]any{}
+	for k, v := range arg {
+		a[k] = v
+	}
+	a["nonce"], a["snap"], a["prefix"] = w.nonce, rec.id, prefix
+	var ps pageSnap
+	if err := p.call(ctx, w, "snapshot", a, false, &ps); err != nil {
+		return nil, nil, err
+	}
+	if ps.Err != "" {
+		return nil, nil, ps.refusal()
+	}
+	if ps.Text != "" {
+		ps.Lines = strings.Split(ps.Text, "\n")
+	}
+	ps.Text = ""
+	rec.worlds[prefix] = w
+	ids := map[int]bool{}
+	for _, id := range ps.IDs {
+		ids[id] = true
+	}
+	rec.refs[prefix] = ids
+	type insert struct {
+		after int
+		lines []string
+	}
+	var ins []insert
+	if ps.Truncated {
+		ps.Lines = append(ps.Lines, "- limit: outline stopped at its node bound")
+	}
+	// Closed shadow roots: confirm the candidates through DOM.describeNode.
+	if len(ps.Closed) > 0 {
+		closed := p.confirmClosed(ctx, w, len(ps.Closed))
+		for _, c := range ps.Closed {
+			if c.I < len(closed) && closed[c.I] {
+				ins = append(ins, insert{c.Line, []string{strings.Repeat("  ", c.Depth) + "- limit: closed shadow root (its content cannot be read)"}})
+			}
+		}
+	}
+	for _, f := range ps.Frames {
+		if depth >= maxFrameDepth {
+			continue
+		}
+		fid, ok := children[f.Key]
+		if !ok {
+			continue
+		}
+		cw, err := p.frameWorld(ctx, fid)
+		var sub []string
+		if err == nil {
+			sub, _, err = p.snapshotFrame(ctx, cw, f.Key+"e", map[string]any{"interactive": arg["interactive"]}, rec, depth+1)
+		}
+		if err != nil {
+			if ctx.Err() != nil || p.isGone() {
+				return nil, nil, err
+			}
+			sub = []string{"- limit: frame could not be read"}
+		}
+		pad := strings.Repeat("  ", f.Depth)
+		for i := range sub {
+			sub[i] = pad + sub[i]
+		}
+		ins = append(ins, insert{f.Line, sub})
+	}
+	if len(ins) == 0 {
+		return ps.Lines, &ps, nil
+	}
+	out := make([]string, 0, len(ps.Lines)+len(ins)*4)
+	j := 0
+	// Inserts come in line order from two lists: merge by position.
+	sortInserts := func() {
+		for i := 1; i < len(ins); i++ {
+			for k := i; k > 0 && ins[k].after < ins[k-1].after; k-- {
+				ins[k], ins[k-1] = ins[k-1], ins[k]
+			}
+		}
+	}
+	sortInserts()
+	for i, l := range ps.Lines {
+		out = append(out, l)
+		for j < len(ins) && ins[j].after == i {
+			out = append(out, ins[j].lines...)
+			j++
+		}
+	}
+	for ; j < len(ins); j++ { // after = -1 (before any line) or past the end
+		out = append(out, ins[j].lines...)
+	}
+	return out, &ps, nil
+}
+
+// frameWorld returns our world in a non-main frame: in the iframe target's
+// own session for a cross-site (out-of-process) frame, else in the page
+// session.
+func (p *Page) frameWorld(ctx context.Context, fid cdproto.FrameID) (*world, error) {
+	p.mu.Lock()
+	c, ok := p.children[fid]
+	p.mu.Unlock()
+	if ok {
+		return p.worldIn(ctx, c.sess, fid)
+	}
+	return p.worldIn(ctx, p.sess, fid)
+}
+
+// tagChildFrames marks, in world w, the <iframe> element of each child frame
+// of w's frame with its key, so the outline can name the frame; it returns
+// the keys. Same-origin frames are walked inline by the page script and
+// need no key, but tagging them is harmless.
+func (p *Page) tagChildFrames(ctx context.Context, w *world) map[string]cdproto.FrameID {
+	var kids []cdproto.FrameID
+	// Out-of-process children are not in this session's frame tree.
+	p.mu.Lock()
+	for fid, c := range p.children {
+		if c.parent == w.frame {
+			kids = append(kids, fid)
+		}
+	}
+	p.mu.Unlock()
+	tree, err := cdproto.Call(ctx, w.sess, page.GetFrameTree, cdproto.Empty{})
+	if err == nil && tree.FrameTree != nil {
+		if node := findFrame(tree.FrameTree, w.frame); node != nil {
+			for _, c := range node.ChildFrames {
+				if c.Frame != nil {
+					kids = append(kids, c.Frame.ID)
+				}
+			}
+		}
+	}
+	if len(kids) == 0 {
+		return nil
+	}
+	out := map[string]cdproto.FrameID{}
+	for _, fid := range kids {
+		key := p.frameKey(fid)
+		out[key] = fid
+		owner, err := cdproto.Call(ctx, w.sess, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: fid})
+		if err != nil {
+			continue
+		}
+		obj, err := cdproto.Call(ctx, w.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: owner.BackendNodeID, ExecutionContextID: w.ctx})
+		if err != nil || obj.Object == nil {
+			continue
+		}
+		_, _ = cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: "function(k){ return " + p.global + ".tagFrame(this, k); }",
+			ObjectID:            obj.Object.ObjectID,
+			Arguments:           []*runtime.CallArgument{{Value: []byte(quoteJS(key))}},
+			Silent:              new(true),
+		})
+		p.release(ctx, w.sess, obj.Object.ObjectID)
+	}
+	return out
+}
+
+func findFrame(t *page.FrameTree, id cdproto.FrameID) *page.FrameTree {
+	if t.Frame != nil && t.Frame.ID == id {
+		return t
+	}
+	for _, c := range t.ChildFrames {
+		if f := findFrame(c, id); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// confirmClosed asks the browser, for each candidate host the snapshot
+// recorded, whether it holds a closed shadow root.
+func (p *Page) confirmClosed(ctx context.Context, w *world, n int) []bool {
+	if n > maxClosedChecks {
+		n = maxClosedChecks
+	}
+	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: p.global + ".closedHosts()", ContextID: w.ctx, Silent: new(true)})
+	if err != nil || res.Result == nil || res.Result.ObjectID == "" {
+		return nil
+	}
+	defer p.release(ctx, w.sess, res.Result.ObjectID)
+	props, err := cdproto.Call(ctx, w.sess, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: res.Result.ObjectID, OwnProperties: new(true)})
+	if err != nil {
+		return nil
+	}
+	out := make([]bool, n)
+	for _, pr := range props.Result {
+		i, err := strconv.Atoi(pr.Name)
+		if err != nil || i >= n || pr.Value == nil || pr.Value.ObjectID == "" {
+			continue
+		}
+		d, err := cdproto.Call(ctx, w.sess, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: pr.Value.ObjectID, Depth: new(int64(1)), Pierce: new(true)})
+		if err != nil || d.Node == nil {
+			continue
+		}
+		for _, sr := range d.Node.ShadowRoots {
+			if sr.ShadowRootType == cdproto.ShadowRootTypeClosed {
+				out[i] = true
+			}
+		}
+	}
+	return out
+}
+
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,604 @@
+// Package surface is the agent's view of one page: bounded semantic
+// snapshots with refs, semantic targets, real-input actions, condition waits,
+// document fences and bounded diagnostics, over one flattened CDP page
+// session.
+//
+// Everything that looks at the page runs in the page, in an isolated world
+// per frame document (Page.createIsolatedWorld) holding the script in
+// inject.js: the page's scripts cannot see the element registry, spoof its
+// refs or patch the DOM prototypes it calls, and the world dies with its
+// document, which makes it the document identity that fences refs. Input is
+// real (Input.dispatchMouseEvent, Input.insertText, Input.dispatchKeyEvent),
+// so frameworks that track values (React) see it as a user's.
+//
+// A Page does not know which ownership mode it serves; the caller decides
+// policy and passes the generation, the mutation gate and the upload
+// directory in [Options].
+package surface
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/webcodex/webcodex/cdp"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+//go:embed inject.js
+var injectJS string
+
+// Gate serializes side-effecting operations on one target. Acquire blocks
+// until the caller holds the gate or ctx ends; release gives it back.
+type Gate interface {
+	Acquire(ctx context.Context) (release func(), err error)
+}
+
+// Options configures a [Page]. The zero value is usable: generation 0, no
+// gate, uploads refused, cross-site iframes reached when the session is a
+// *cdp.Session.
+type Options struct {
+	// Generation is the connection generation the page belongs to; refs and
+	// snapshot ids minted here carry it, and a ref from another generation is
+	// refused with browser_binding_stale.
+	Generation uint64
+	// Gate, when set, is held across revalidation, dispatch and verification
+	// of every side-effecting operation.
+	Gate Gate
+	// UploadDir is the one directory files may be uploaded from; empty
+	// refuses every upload (upload_denied).
+	UploadDir string
+	// Child returns the session of a target auto-attached through the page
+	// session (a cross-site iframe), by CDP session id. Nil uses
+	// (*cdp.Session).Conn().Session when the page session is a *cdp.Session;
+	// otherwise cross-site iframes are marked in snapshots but not entered.
+	Child func(sessionID string) (cdproto.Session, bool)
+}
+
+// Page is one page (tab) seen through its flattened session. It is safe for
+// concurrent use; side-effecting operations are serialized by the Gate when
+// one is given.
+type Page struct {
+	sess   cdproto.Session
+	opts   Options
+	global string // per-Page name of the injected object in its worlds
+	tag    string // random part of snapshot ids
+	main   cdproto.FrameID
+
+	gone     chan struct{} // closed when the page session ends
+	goneOnce sync.Once
+	stop     context.CancelFunc
+	wg       sync.WaitGroup
+	closed   atomic.Bool
+
+	snapSeq  atomic.Uint64
+	worldSeq atomic.Uint64
+
+	// mu guards the fields that follow.
+	mu        sync.Mutex
+	worlds    map[worldKey]*world
+	snaps     []*snapRecord // newest last, at most maxSnapRecords
+	frameKeys map[cdproto.FrameID]string
+	children  map[cdproto.FrameID]child // cross-site iframe sessions by frame (target) id
+	dialog    *Dialog
+	dialogCh  chan struct{} // closed and replaced when a dialog opens
+	loading   bool          // the main frame is loading a document
+	loadCh    chan struct{} // closed and replaced when a main-frame load ends or navigation happens
+	diag      diagnostics
+}
+
+// child is an out-of-process (cross-site) iframe: its own target and session.
+type child struct {
+	sess   cdproto.Session
+	parent cdproto.FrameID
+}
+
+type worldKey struct {
+	sess  cdproto.Session
+	frame cdproto.FrameID
+}
+
+// world is our isolated world in one frame document.
+type world struct {
+	sess  cdproto.Session
+	frame cdproto.FrameID
+	ctx   runtime.ExecutionContextID
+	nonce string
+	doc   string // opaque document id shown to callers
+	dead  atomic.Bool
+}
+
+var errWorldGone = errors.New("surface: document replaced")
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// New prepares the page session: it enables the domains the surface needs
+// (Page, Runtime, Network, Log, lifecycle events), auto-attaches cross-site
+// iframes, and starts the event goroutine that Close stops.
+func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error) {
+	if opts.Child == nil {
+		if cs, ok := sess.(*cdp.Session); ok {
+			conn := cs.Conn()
+			opts.Child = func(id string) (cdproto.Session, bool) {
+				s, ok := conn.Session(id)
+				if !ok {
+					return nil, false
+				}
+				return s, true
+			}
+		}
+	}
+	p := &Page{
+		sess:      sess,
+		opts:      opts,
+		global:    "__wc_" + randomHex(8),
+		tag:       randomHex(3),
+		gone:      make(chan struct{}),
+		worlds:    map[worldKey]*world{},
+		frameKeys: map[cdproto.FrameID]string{},
+		children:  map[cdproto.FrameID]child{},
+		dialogCh:  make(chan struct{}),
+		loadCh:    make(chan struct{}),
+	}
+	p.diag.init()
+	evctx, stop := context.WithCancel(context.Background())
+	p.stop = stop
+	subs := p.subscribe(sess)
+	// The main frame id (the target id, fixed for the page's life) is read
+	// before the event goroutine starts, which reads it.
+	tree, err := cdproto.Call(ctx, sess, page.GetFrameTree, cdproto.Empty{})
+	if err != nil {
+		for _, s := range subs {
+			s.cancel()
+		}
+		stop()
+		return nil, p.readErr(ctx, err)
+	}
+	p.main = tree.FrameTree.Frame.ID
+	p.wg.Add(1)
+	go p.events(evctx, subs)
+	if d, ok := sess.(interface{ Done() <-chan struct{} }); ok {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			select {
+			case <-d.Done():
+				p.markGone()
+			case <-evctx.Done():
+			}
+		}()
+	}
+	if err := p.setup(ctx); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Page) setup(ctx context.Context) error {
+	if _, err := cdproto.Call(ctx, p.sess, page.Enable, page.EnableParams{}); err != nil {
+		return p.readErr(ctx, err)
+	}
+	if _, err := cdproto.Call(ctx, p.sess, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
+		return p.readErr(ctx, err)
+	}
+	for _, m := range []string{"Runtime.enable", "Network.enable", "Log.enable"} {
+		if err := p.sess.Call(ctx, m, nil, nil); err != nil {
+			return p.readErr(ctx, err)
+		}
+	}
+	// Cross-site iframes are targets of their own. Pause them on start only
+	// when we can reach their sessions to resume them.
+	wait := p.opts.Child != nil
+	if _, err := cdproto.Call(ctx, p.sess, target.SetAutoAttach, target.SetAutoAttachParams{AutoAttach: true, WaitForDebuggerOnStart: wait, Flatten: new(true)}); err != nil {
+		return p.readErr(ctx, err)
+	}
+	return nil
+}
+
+// Close stops the event goroutine and forgets the page's worlds. It does not
+// close the tab (the caller owns that) and is idempotent.
+func (p *Page) Close() error {
+	if p.closed.Swap(true) {
+		return nil
+	}
+	p.stop()
+	p.wg.Wait()
+	return nil
+}
+
+// Generation returns the generation the page was created with.
+func (p *Page) Generation() uint64 { return p.opts.Generation }
+
+func (p *Page) markGone() {
+	p.goneOnce.Do(func() { close(p.gone) })
+}
+
+func (p *Page) isGone() bool {
+	select {
+	case <-p.gone:
+		return true
+	default:
+		return false
+	}
+}
+
+// ------------------------------------------------------------------ events
+
+type sub struct {
+	method string
+	ch     <-chan jsonv2.Value
+	cancel func()
+}
+
+var pageEvents = []string{
+	"Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded",
+	"Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed",
+	"Page.javascriptDialogOpening", "Page.javascriptDialogClosed",
+	"Page.frameStartedLoading", "Page.frameStoppedLoading", "Page.frameNavigated", "Page.navigatedWithinDocument",
+	"Page.frameDetached", "Target.attachedToTarget", "Target.detachedFromTarget", "Inspector.detached",
+}
+
+func (p *Page) subscribe(s cdproto.Session) []sub {
+	out := make([]sub, 0, len(pageEvents))
+	for _, m := range pageEvents {
+		ch, cancel := s.Subscribe(m)
+		out = append(out, sub{m, ch, cancel})
+	}
+	return out
+}
+
+// events is the one goroutine that reads the page session's events.
+func (p *Page) events(ctx context.Context, subs []sub) {
+	defer p.wg.Done()
+	defer func() {
+		for _, s := range subs {
+			s.cancel()
+		}
+	}()
+	cases := make([]reflect.SelectCase, 0, len(subs)+1)
+	cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
+	for _, s := range subs {
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(s.ch)})
+	}
+	for {
+		i, v, ok := reflect.Select(cases)
+		if i == 0 {
+			return
+		}
+		if !ok {
+			// The session ended: every subscription closes with it.
+			p.markGone()
+			return
+		}
+		raw := v.Interface().(jsonv2.Value)
+		p.handle(ctx, subs[i-1].method, raw)
+	}
+}
+
+func (p *Page) handle(ctx context.Context, method string, raw jsonv2.Value) {
+	switch method {
+	case "Inspector.detached":
+		p.markGone()
+	case "Page.javascriptDialogOpening":
+		var ev page.EventJavascriptDialogOpening
+		if jsonv2.Unmarshal(raw, &ev) == nil {
+			p.mu.Lock()
+			p.dialog = &Dialog{Type: string(ev.Type), Message: capString(ev.Message, 2000), DefaultPrompt: capString(ev.DefaultPrompt, 2000)}
+			close(p.dialogCh)
+			p.dialogCh = make(chan struct{})
+			p.mu.Unlock()
+		}
+	case "Page.javascriptDialogClosed":
+		p.mu.Lock()
+		p.dialog = nil
+		p.mu.Unlock()
+	case "Page.frameStartedLoading":
+		var ev page.EventFrameStartedLoading
+		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == p.main {
+			p.mu.Lock()
+			p.loading = true
+			p.mu.Unlock()
+		}
+	case "Page.frameStoppedLoading":
+		var ev page.EventFrameStoppedLoading
+		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == p.main {
+			p.mu.Lock()
+			p.loading = false
+			p.bumpLoadLocked()
+			p.mu.Unlock()
+		}
+	case "Page.frameNavigated", "Page.navigatedWithinDocument":
+		p.mu.Lock()
+		p.bumpLoadLocked()
+		p.mu.Unlock()
+	case "Page.frameDetached":
+		var ev page.EventFrameDetached
+		if jsonv2.Unmarshal(raw, &ev) == nil {
+			p.mu.Lock()
+			for k, w := range p.worlds {
+				if k.frame == ev.FrameID {
+					w.dead.Store(true)
+					delete(p.worlds, k)
+				}
+			}
+			p.mu.Unlock()
+		}
+	case "Target.attachedToTarget":
+		var ev target.EventAttachedToTarget
+		if jsonv2.Unmarshal(raw, &ev) != nil || ev.TargetInfo == nil {
+			return
+		}
+		p.attached(ctx, ev)
+	case "Target.detachedFromTarget":
+		var ev target.EventDetachedFromTarget
+		if jsonv2.Unmarshal(raw, &ev) == nil {
+			p.mu.Lock()
+			for fid, c := range p.children {
+				if id, ok := c.sess.(interface{ ID() string }); ok && id.ID() == string(ev.SessionID) {
+					delete(p.children, fid)
+					for k, w := range p.worlds {
+						if k.sess == c.sess {
+							w.dead.Store(true)
+							delete(p.worlds, k)
+						}
+					}
+				}
+			}
+			p.mu.Unlock()
+		}
+	default:
+		p.diag.handle(method, raw)
+	}
+}
+
+func (p *Page) bumpLoadLocked() {
+	close(p.loadCh)
+	p.loadCh = make(chan struct{})
+}
+
+// attached resumes an auto-attached target and remembers cross-site iframe
+// sessions by their frame id (an iframe target's id is its frame id).
+func (p *Page) attached(ctx context.Context, ev target.EventAttachedToTarget) {
+	if p.opts.Child == nil {
+		return
+	}
+	cs, ok := p.opts.Child(string(ev.SessionID))
+	if !ok {
+		return
+	}
+	if ev.TargetInfo.Type == "iframe" {
+		p.mu.Lock()
+		p.children[cdproto.FrameID(ev.TargetInfo.TargetID)] = child{sess: cs, parent: ev.TargetInfo.ParentFrameID}
+		p.mu.Unlock()
+	}
+	if ev.WaitingForDebugger {
+		// Resume off the event goroutine: the call waits for a response the
+		// event goroutine must not block.
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			rctx, cancel := context.WithTimeout(ctx, resumeTimeout)
+			defer cancel()
+			_ = cs.Call(rctx, "Runtime.runIfWaitingForDebugger", nil, nil)
+		}()
+	}
+}
+
+// ------------------------------------------------------------------ worlds
+
+// mainWorld returns our world in the main frame's current document,
+// creating it when the document is new.
+func (p *Page) mainWorld(ctx context.Context) (*world, error) {
+	return p.worldIn(ctx, p.sess, p.main)
+}
+
+func (p *Page) worldIn(ctx context.Context, s cdproto.Session, frame cdproto.FrameID) (*world, error) {
+	key := worldKey{s, frame}
+	p.mu.Lock()
+	w := p.worlds[key]
+	p.mu.Unlock()
+	if w != nil && !w.dead.Load() {
+		return w, nil
+	}
+	res, err := cdproto.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: "webcodex"})
+	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	w = &world{sess: s, frame: frame, ctx: res.ExecutionContextID, nonce: randomHex(12), doc: fmt.Sprintf("d%d", p.worldSeq.Add(1))}
+	expr := "globalThis." + p.global + " = (" + injectJS + ")(" + quoteJS(w.nonce) + "), 1"
+	ev, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: w.ctx, Silent: new(true), ReturnByValue: new(true)})
+	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	if ev.ExceptionDetails != nil {
+		return nil, fmt.Errorf("surface: installing the page script: %s", ev.ExceptionDetails.Text)
+	}
+	p.mu.Lock()
+	if old := p.worlds[key]; old != nil && old != w {
+		old.dead.Store(true)
+	}
+	p.worlds[key] = w
+	p.mu.Unlock()
+	return w, nil
+}
+
+func (p *Page) dropWorld(w *world) {
+	w.dead.Store(true)
+	p.mu.Lock()
+	if p.worlds[worldKey{w.sess, w.frame}] == w {
+		delete(p.worlds, worldKey{w.sess, w.frame})
+	}
+	p.mu.Unlock()
+}
+
+func quoteJS(s string) string {
+	b, _ := jsonv2.Marshal(s)
+	return string(b)
+}
+
+// call runs NAME.fn(arg) in world w and decodes the result into out. A
+// document that is gone yields errWorldGone.
+func (p *Page) call(ctx context.Context, w *world, fn string, arg any, await bool, out any) error {
+	b, err := jsonv2.Marshal(arg)
+	if err != nil {
+		return fmt.Errorf("surface: %s: %w", fn, err)
+	}
+	expr := p.global + "." + fn + "(" + string(b) + ")"
+	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: expr, ContextID: w.ctx, ReturnByValue: new(true), AwaitPromise: new(await), Silent: new(true),
+	})
+	if err != nil {
+		if isContextGone(err) {
+			p.dropWorld(w)
+			return errWorldGone
+		}
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		desc := res.ExceptionDetails.Text
+		if res.ExceptionDetails.Exception != nil {
+			desc = res.ExceptionDetails.Exception.Description
+		}
+		if strings.Contains(desc, p.global) || strings.Contains(desc, "Execution context was destroyed") {
+			p.dropWorld(w)
+			return errWorldGone
+		}
+		return fmt.Errorf("surface: page script %s failed: %s", fn, firstLine(desc))
+	}
+	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
+		if err := jsonv2.Unmarshal(res.Result.Value, out); err != nil {
+			return fmt.Errorf("surface: %s: decoding: %w", fn, err)
+		}
+	}
+	return nil
+}
+
+// release frees a remote object; failures do not matter (the object goes
+// with its document anyway).
+func (p *Page) release(ctx context.Context, s cdproto.Session, id runtime.RemoteObjectID) {
+	_, _ = cdproto.Call(ctx, s, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: id})
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return capString(s, 200)
+}
+
+// isProtocolError reports whether the browser answered with an error.
+func isProtocolError(err error) bool {
+	var pe *cdp.ProtocolError
+	return errors.As(err, &pe)
+}
+
+// isContextGone reports whether err is Chrome saying the execution context
+// (our document) no longer exists.
+func isContextGone(err error) bool {
+	var pe *cdp.ProtocolError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	m := pe.Message
+	return strings.Contains(m, "Cannot find context") || strings.Contains(m, "Execution context was destroyed") ||
+		strings.Contains(m, "Inspected target navigated or closed") || strings.Contains(m, "No frame with given id") ||
+		strings.Contains(m, "Frame with the given id was not found") || strings.Contains(m, "Cannot find default execution context")
+}
+
+// sessionEnded reports whether err says the session or the connection is
+// gone.
+func (p *Page) sessionEnded(err error) bool {
+	return errors.Is(err, cdp.ErrDetached) || errors.Is(err, cdp.ErrClosed) || p.isGone()
+}
+
+// readErr classifies the failure of an operation that changed nothing.
+func (p *Page) readErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var r *fsm.Refusal
+	if errors.As(err, &r) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("surface: %w", ctx.Err())
+	}
+	if errors.Is(err, cdp.ErrClosed) {
+		return fsm.Refuse(fsm.AttachmentLost, "the browser connection ended").WithCause(err)
+	}
+	if p.sessionEnded(err) {
+		return fsm.Refuse(fsm.PageClosed, "the page is closed").WithCause(err)
+	}
+	if errors.Is(err, errWorldGone) {
+		return fsm.Refuse(fsm.BindingStale, "the document was replaced").WithCause(err)
+	}
+	return err
+}
+
+// dispatchErr classifies the failure of a side-effecting command: unless
+// the browser answered with an error, the effect may have happened.
+func (p *Page) dispatchErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *cdp.ProtocolError
+	if errors.As(err, &pe) && !isContextGone(err) {
+		return fmt.Errorf("surface: the browser refused the input: %w", err)
+	}
+	return fsm.Refuse(fsm.OutcomeUnknown, "the acknowledgement of the input was lost; it is not replayed").WithCause(err)
+}
+
+// live refuses when the page is closed or a dialog blocks the page.
+func (p *Page) live() error {
+	if p.closed.Load() {
+		return fsm.Refuse(fsm.PageClosed, "the page handle is closed")
+	}
+	if p.isGone() {
+		return fsm.Refuse(fsm.PageClosed, "the page is closed")
+	}
+	p.mu.Lock()
+	d := p.dialog
+	p.mu.Unlock()
+	if d != nil {
+		// A JavaScript dialog blocks every script in the page.
+		return fsm.Refusef(fsm.TransitionRefused, "a JavaScript %s dialog is open: accept or dismiss it first", d.Type)
+	}
+	return nil
+}
+
+// acquire takes the mutation gate, if any.
+func (p *Page) acquire(ctx context.Context) (func(), error) {
+	if p.opts.Gate == nil {
+		return func() {}, nil
+	}
+	return p.opts.Gate.Acquire(ctx)
+}
+
+func capString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	// Cut on a rune boundary.
+	for n > 0 && n < len(s) && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}
