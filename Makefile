@@ -29,6 +29,5 @@ check-chromium:
 		echo "Chromium is missing. Install it with: sudo apt-get install -y chromium"; exit 1; fi
 
 # The main job: a real browser task on the embedded default.
-demo: build
-	./bin/webcodex spec --check
-	@sed -n '/```mermaid/,/```/p' spec/consent.md
+demo: check-chromium build
+	./bin/webcodex demo

@@ -124,7 +124,18 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdEval(f),
 		NewCmdClose(f),
 		NewCmdStop(f),
+		NewCmdDemo(f),
+		NewCmdAttach(f),
+		NewCmdApprove(f),
+		NewCmdReconnect(f),
+		NewCmdSnapshot(f),
+		NewCmdWait(f),
+		newDiagCmd(f, "console", "Read console messages and JS exceptions (bounded, --since cursor)"),
+		newDiagCmd(f, "network", "Read network requests (bounded, --since cursor)"),
+		NewCmdProbe(f),
+		NewCmdClosePage(f),
 	)
+	root.AddCommand(NewCmdActions(f)...)
 	for _, c := range notBuilt {
 		root.AddCommand(newCmdNotBuilt(c[0], c[1]))
 	}
@@ -133,9 +144,6 @@ func NewRootCmd(f *Factory) *cobra.Command {
 
 // notBuilt are the verbs of the design card not built yet: they say so.
 var notBuilt = [][2]string{
-	{"attach", "Attach to your running Chrome after one real approval"},
-	{"reconnect", "Reconnect a browser whose socket was lost"},
-	{"approve", "Approve a pending attach request (interactive terminal only)"},
 	{"serve", "Run the Runner daemon"},
 	{"mcp", "Serve MCP over stdio for agents"},
 }

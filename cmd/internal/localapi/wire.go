@@ -143,3 +143,101 @@ type Target struct {
 	CSS         string `json:"css,omitempty"`
 	Index       *int   `json:"index,omitempty"`
 }
+
+// AttachRequest attaches to a person's running browser.
+type AttachRequest struct {
+	ProfileDir    string   `json:"profile_dir,omitempty"` // read its DevToolsActivePort
+	Endpoint      string   `json:"endpoint,omitempty"`    // 127.0.0.1:PORT (loopback only)
+	Allow         []string `json:"allow,omitempty"`       // origin allowlist; empty = nothing
+	AllowEvaluate bool     `json:"allow_evaluate,omitempty"`
+	Request       string   `json:"request,omitempty"` // approval request id, when the caller names one
+	Session       string   `json:"session,omitempty"` // owning session; the CLI's is "cli"
+}
+
+// AttachResult reports a live attachment. It never holds a grant id,
+// profile identity, generation secret, port or URL.
+type AttachResult struct {
+	Browser                 BrowserInfo     `json:"browser"`
+	Product                 string          `json:"product"`
+	CapabilitiesInvalidated bool            `json:"capabilities_invalidated"`
+	NextAction              string          `json:"next_action"`
+	EndpointOwnership       string          `json:"endpoint_ownership"`
+	SideEffects             map[string]bool `json:"side_effects"`
+}
+
+// ApprovalRequest names an approval request.
+type ApprovalRequest struct {
+	ID string `json:"id"`
+}
+
+// ApprovalSummary is what `webcodex approve` shows the person.
+type ApprovalSummary struct {
+	ID      string    `json:"id"`
+	Summary string    `json:"summary"`
+	Expires time.Time `json:"expires"`
+}
+
+// ReconnectResult reports a reconnect.
+type ReconnectResult struct {
+	Browser                 string `json:"browser"`
+	Generation              uint64 `json:"generation"`
+	CapabilitiesInvalidated bool   `json:"capabilities_invalidated"`
+	Attempts                int    `json:"attempts"`
+}
+
+// SnapshotRequest takes a page outline (or its next chunk with Cursor).
+type SnapshotRequest struct {
+	Page        string  `json:"page"`
+	Scope       *Target `json:"scope,omitempty"`
+	Interactive bool    `json:"interactive,omitempty"`
+	Since       string  `json:"since,omitempty"`
+	MaxChars    int     `json:"max_chars,omitempty"`
+	Cursor      string  `json:"cursor,omitempty"`
+}
+
+// ActRequest is one page action: click, hover, type, fill, press, select,
+// check, uncheck, scroll, upload or dialog.
+type ActRequest struct {
+	Page   string   `json:"page"`
+	Action string   `json:"action"`
+	Target *Target  `json:"target,omitempty"`
+	Text   string   `json:"text,omitempty"`   // type, fill; dialog prompt text
+	Keys   string   `json:"keys,omitempty"`   // press: "Enter", "ArrowDown", "Control+a"
+	Values []string `json:"values,omitempty"` // select: values or visible labels
+	Files  []string `json:"files,omitempty"`  // upload: names inside the upload directory
+	To     string   `json:"to,omitempty"`     // scroll: top or bottom
+	DX     float64  `json:"dx,omitempty"`     // scroll by pixels
+	DY     float64  `json:"dy,omitempty"`
+	Accept *bool    `json:"accept,omitempty"` // dialog: accept (true) or dismiss
+}
+
+// WaitRequest waits for a condition: load, url, text, text_gone, visible,
+// hidden or enabled. A timeout is a result (found: false).
+type WaitRequest struct {
+	Page        string  `json:"page"`
+	Condition   string  `json:"condition"`
+	Text        string  `json:"text,omitempty"`
+	Target      *Target `json:"target,omitempty"`
+	URL         string  `json:"url,omitempty"`
+	URLIncludes string  `json:"url_includes,omitempty"`
+	TimeoutMS   int     `json:"timeout_ms,omitempty"`
+}
+
+// DiagRequest reads console messages or network requests.
+type DiagRequest struct {
+	Page       string `json:"page"`
+	Since      uint64 `json:"since,omitempty"`
+	ErrorsOnly bool   `json:"errors_only,omitempty"`
+	Clear      bool   `json:"clear,omitempty"`
+}
+
+// ProbeRequest performs one action and reports its effect.
+type ProbeRequest struct {
+	ActRequest
+	SettleMS int `json:"settle_ms,omitempty"`
+}
+
+// ClosePageRequest closes a page webcodex opened.
+type ClosePageRequest struct {
+	Page string `json:"page"`
+}

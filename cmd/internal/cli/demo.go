@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+)
+
+const demoPage = `<!doctype html>
+<html><head><title>webcodex demo</title>
+<style>body{font:18px system-ui,sans-serif;margin:3em;background:#f6f8fa} h1{color:#0b5394}</style></head>
+<body><h1>Hello from webcodex</h1>
+<p>This page was served on 127.0.0.1 by <code>webcodex demo</code>, opened in a headless Chromium that webcodex launched and owns,
+read back over one browser-level DevTools socket, and captured as a PNG.</p>
+<ul><li>ephemeral profile, removed on close</li><li>process group reaped on close</li></ul>
+</body></html>`
+
+// NewCmdDemo is the main job: a real browser task on the embedded default.
+func NewCmdDemo(f *Factory) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Launch a headless Chromium, load a built-in page, read it, screenshot it, close it",
+		Args:  exactArgs(0),
+		RunE:  func(*cobra.Command, []string) error { return demoRun(f, out) },
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "where to write the PNG (default: a new temporary directory)")
+	return cmd
+}
+
+func demoRun(f *Factory, out string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	say := func(format string, args ...any) { fmt.Fprintf(f.IO.Out, format+"\n", args...) }
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("demo: serve the page: %w", err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, demoPage)
+	}), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	defer srv.Close()
+	pageURL := "http://" + ln.Addr().String() + "/"
+	say("1. serving a built-in page on 127.0.0.1")
+
+	dir, err := stateDir()
+	if err != nil {
+		return err
+	}
+	started := localapi.NewClient(dir).Ping(ctx) != nil
+	c, err := f.Client(ctx)
+	if err != nil {
+		return err
+	}
+	if started {
+		defer localapi.Call[struct{}, map[string]any](context.Background(), c, "stop", struct{}{})
+	}
+	t0 := time.Now()
+	b, err := localapi.Call[localapi.LaunchRequest, localapi.BrowserInfo](ctx, c, "launch", localapi.LaunchRequest{})
+	if err != nil {
+		return err
+	}
+	say("2. launched an ephemeral headless Chromium: browser %s (%s) in %s", b.ID, b.Mode, time.Since(t0).Round(time.Millisecond))
+	closed := false
+	defer func() {
+		if !closed {
+			localapi.Call[localapi.BrowserRequest, localapi.CloseResult](context.Background(), c, "close", localapi.BrowserRequest{Browser: b.ID})
+		}
+	}()
+	p, err := localapi.Call[localapi.OpenRequest, localapi.PageInfo](ctx, c, "open", localapi.OpenRequest{Browser: b.ID})
+	if err != nil {
+		return err
+	}
+	nav, err := localapi.Call[localapi.GotoRequest, localapi.NavResult](ctx, c, "goto", localapi.GotoRequest{Page: p.ID, URL: pageURL})
+	if err != nil {
+		return err
+	}
+	say("3. navigated page %s: title %q (read live from the page)", p.ID, nav.Title)
+	rd, err := localapi.Call[localapi.ReadRequest, localapi.ReadResult](ctx, c, "read", localapi.ReadRequest{Page: p.ID, MaxChars: 400})
+	if err != nil {
+		return err
+	}
+	say("4. read %d characters of visible text:", rd.Chars)
+	for _, line := range strings.Split(strings.TrimSpace(rd.Text), "\n") {
+		say("     | %s", line)
+	}
+	shot, err := localapi.Call[localapi.ScreenshotRequest, localapi.ScreenshotResult](ctx, c, "screenshot", localapi.ScreenshotRequest{Page: p.ID})
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		d, err := os.MkdirTemp("", "webcodex-demo-")
+		if err != nil {
+			return err
+		}
+		out = filepath.Join(d, "demo.png")
+	}
+	if err := os.WriteFile(out, shot.PNG, 0o644); err != nil {
+		return fmt.Errorf("demo: write the screenshot: %w", err)
+	}
+	say("5. screenshot %dx%d written to %s", shot.Width, shot.Height, out)
+	if _, err := localapi.Call[localapi.BrowserRequest, localapi.CloseResult](ctx, c, "close", localapi.BrowserRequest{Browser: b.ID}); err != nil {
+		return err
+	}
+	closed = true
+	say("6. closed the browser: Browser.close, process group reaped, temporary profile removed")
+	return nil
+}

@@ -1,0 +1,297 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+)
+
+// targetFlags are the semantic target flags every element verb takes.
+type targetFlags struct {
+	t     localapi.Target
+	index int
+}
+
+func (tf *targetFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&tf.t.Ref, "ref", "", "element ref eN from a snapshot (with --snapshot)")
+	fl.StringVar(&tf.t.SnapshotID, "snapshot", "", "the snapshot id the ref came from")
+	fl.StringVar(&tf.t.Role, "role", "", "ARIA role (with --name)")
+	fl.StringVar(&tf.t.Name, "name", "", "accessible name")
+	fl.StringVar(&tf.t.Label, "label", "", "label text of a form control")
+	fl.StringVar(&tf.t.Text, "text", "", "visible text (resolves to its nearest actionable ancestor)")
+	fl.StringVar(&tf.t.Placeholder, "placeholder", "", "placeholder text")
+	fl.StringVar(&tf.t.TestID, "testid", "", "data-testid value")
+	fl.StringVar(&tf.t.CSS, "css", "", "CSS selector")
+	fl.IntVar(&tf.index, "index", -1, "pick the Nth visible match (0-based)")
+}
+
+// target returns the target, or nil when no flag was given.
+func (tf *targetFlags) target() *localapi.Target {
+	t := tf.t
+	if tf.index >= 0 {
+		i := tf.index
+		t.Index = &i
+	}
+	if t == (localapi.Target{}) {
+		return nil
+	}
+	return &t
+}
+
+// printRaw prints a raw JSON result: indented with --json, else compact
+// key: value lines.
+func (f *Factory) printRaw(res json.RawMessage, human func(w io.Writer, m map[string]any)) error {
+	var m map[string]any
+	json.Unmarshal(res, &m)
+	return f.emit(json.RawMessage(res), func(w io.Writer) {
+		if human != nil {
+			human(w, m)
+			return
+		}
+		b, _ := json.Marshal(m)
+		fmt.Fprintln(w, string(b))
+	})
+}
+
+// NewCmdSnapshot prints the page outline with refs.
+func NewCmdSnapshot(f *Factory) *cobra.Command {
+	var req localapi.SnapshotRequest
+	var scope targetFlags
+	cmd := &cobra.Command{
+		Use:   "snapshot PAGE",
+		Short: "Print a bounded outline of the page with refs eN for actionable elements",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			req.Page = args[0]
+			req.Scope = scope.target()
+			res, err := call[localapi.SnapshotRequest, json.RawMessage](f, "snapshot", req)
+			if err != nil {
+				return err
+			}
+			return f.printRaw(res, func(w io.Writer, m map[string]any) {
+				fmt.Fprintf(w, "snapshot %v  %v\n", m["snapshotId"], m["url"])
+				if m["unchanged"] == true {
+					fmt.Fprintln(w, "unchanged")
+					return
+				}
+				fmt.Fprintln(w, m["text"])
+				if c, ok := m["cursor"].(string); ok && c != "" {
+					fmt.Fprintf(w, "(more: webcodex snapshot %s --cursor %s)\n", req.Page, c)
+				}
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&req.Interactive, "interactive", false, "list only actionable elements")
+	cmd.Flags().StringVar(&req.Since, "since", "", "only what changed since this snapshot id")
+	cmd.Flags().IntVar(&req.MaxChars, "max", 0, "chunk budget in characters (default about 20,000)")
+	cmd.Flags().StringVar(&req.Cursor, "cursor", "", "read the next chunk of an earlier snapshot")
+	fl := cmd.Flags()
+	fl.StringVar(&scope.t.Ref, "scope-ref", "", "limit to the subtree of this ref (with --scope-snapshot)")
+	fl.StringVar(&scope.t.SnapshotID, "scope-snapshot", "", "snapshot id of --scope-ref")
+	fl.StringVar(&scope.t.CSS, "scope-css", "", "limit to the subtree of this CSS selector")
+	scope.index = -1
+	return cmd
+}
+
+// newActCmd builds one action verb.
+func newActCmd(f *Factory, action, use, short string, setup func(cmd *cobra.Command, req *localapi.ActRequest), needsTarget bool) *cobra.Command {
+	req := &localapi.ActRequest{Action: action}
+	tf := &targetFlags{}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			req.Page = args[0]
+			req.Target = tf.target()
+			if needsTarget && req.Target == nil {
+				return &UsageError{Err: fmt.Errorf("%s needs a target: --ref/--snapshot, --role/--name, --label, --text, --placeholder, --testid or --css", action)}
+			}
+			res, err := call[localapi.ActRequest, json.RawMessage](f, "act", *req)
+			if err != nil {
+				return err
+			}
+			return f.printRaw(res, func(w io.Writer, m map[string]any) {
+				parts := []string{action + ": ok"}
+				for _, k := range []string{"role", "requested", "delivered", "checked", "selected", "files", "scroll", "dialog", "rebound"} {
+					if v, ok := m[k]; ok {
+						b, _ := json.Marshal(v)
+						parts = append(parts, k+"="+string(b))
+					}
+				}
+				fmt.Fprintln(w, strings.Join(parts, " "))
+			})
+		},
+	}
+	tf.add(cmd)
+	if setup != nil {
+		setup(cmd, req)
+	}
+	return cmd
+}
+
+// NewCmdActions returns the action verbs.
+func NewCmdActions(f *Factory) []*cobra.Command {
+	return []*cobra.Command{
+		newActCmd(f, "click", "click PAGE TARGET", "Click an element (scrolled into view, hit-tested, real mouse events)", nil, true),
+		newActCmd(f, "hover", "hover PAGE TARGET", "Move the mouse over an element", nil, true),
+		newActCmd(f, "type", "type PAGE TARGET --value TEXT", "Type into a field with real input; reports requested vs delivered characters", func(cmd *cobra.Command, req *localapi.ActRequest) {
+			cmd.Flags().StringVar(&req.Text, "value", "", "the text to type (never echoed)")
+		}, true),
+		newActCmd(f, "fill", "fill PAGE TARGET --value TEXT", "Clear a field, then type into it", func(cmd *cobra.Command, req *localapi.ActRequest) {
+			cmd.Flags().StringVar(&req.Text, "value", "", "the text to fill (never echoed)")
+		}, true),
+		newActCmd(f, "press", "press PAGE --key KEYS [TARGET]", "Send real key events (Enter, ArrowDown, Control+a …)", func(cmd *cobra.Command, req *localapi.ActRequest) {
+			cmd.Flags().StringVar(&req.Keys, "key", "", "keys to press, e.g. Enter or Control+a")
+		}, false),
+		newActCmd(f, "select", "select PAGE TARGET --option VALUE…", "Select options of a <select> by value or visible label", func(cmd *cobra.Command, req *localapi.ActRequest) {
+			cmd.Flags().StringArrayVar(&req.Values, "option", nil, "value or visible label (repeatable)")
+		}, true),
+		newActCmd(f, "check", "check PAGE TARGET", "Check a checkbox or radio (read back)", nil, true),
+		newActCmd(f, "uncheck", "uncheck PAGE TARGET", "Uncheck a checkbox (read back)", nil, true),
+		newActCmd(f, "scroll", "scroll PAGE [TARGET] [--to top|bottom] [--dy PIXELS]", "Scroll to an element, the top, the bottom or by pixels; reports atBottom", func(cmd *cobra.Command, req *localapi.ActRequest) {
+			cmd.Flags().StringVar(&req.To, "to", "", "top or bottom")
+			cmd.Flags().Float64Var(&req.DX, "dx", 0, "pixels right")
+			cmd.Flags().Float64Var(&req.DY, "dy", 0, "pixels down")
+		}, false),
+		newActCmd(f, "upload", "upload PAGE TARGET --file NAME…", "Upload files from the owner-named upload directory only", func(cmd *cobra.Command, req *localapi.ActRequest) {
+			cmd.Flags().StringArrayVar(&req.Files, "file", nil, "file name inside the upload directory (repeatable)")
+		}, true),
+		newDialogCmd(f),
+	}
+}
+
+func newDialogCmd(f *Factory) *cobra.Command {
+	var accept, dismiss bool
+	var text string
+	cmd := &cobra.Command{
+		Use:   "dialog PAGE [--accept|--dismiss] [--text PROMPT]",
+		Short: "Report an open JavaScript dialog, or accept or dismiss it",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			req := localapi.ActRequest{Page: args[0], Action: "dialog", Text: text}
+			switch {
+			case accept && dismiss:
+				return &UsageError{Err: fmt.Errorf("--accept and --dismiss exclude each other")}
+			case accept || dismiss:
+				req.Accept = &accept
+			}
+			res, err := call[localapi.ActRequest, json.RawMessage](f, "act", req)
+			if err != nil {
+				return err
+			}
+			return f.printRaw(res, nil)
+		},
+	}
+	cmd.Flags().BoolVar(&accept, "accept", false, "accept the dialog")
+	cmd.Flags().BoolVar(&dismiss, "dismiss", false, "dismiss the dialog")
+	cmd.Flags().StringVar(&text, "text", "", "text for a prompt dialog")
+	return cmd
+}
+
+// NewCmdWait waits for a condition.
+func NewCmdWait(f *Factory) *cobra.Command {
+	var req localapi.WaitRequest
+	var tf targetFlags
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "wait PAGE --for load|url|text|text_gone|visible|hidden|enabled",
+		Short: "Wait for a condition (a timeout is found:false, not an error)",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			req.Page, req.Target, req.TimeoutMS = args[0], tf.target(), int(timeout/time.Millisecond)
+			res, err := callWith[localapi.WaitRequest, json.RawMessage](f, "wait", req, timeout+defaultTimeout)
+			if err != nil {
+				return err
+			}
+			return f.printRaw(res, func(w io.Writer, m map[string]any) {
+				fmt.Fprintf(w, "%v: found=%v after %vms\n", m["condition"], m["found"], m["elapsedMs"])
+			})
+		},
+	}
+	cmd.Flags().StringVar(&req.Condition, "for", "load", "the condition")
+	cmd.Flags().StringVar(&req.Text, "for-text", "", "text for text and text_gone")
+	cmd.Flags().StringVar(&req.URL, "url", "", "exact URL (for url)")
+	cmd.Flags().StringVar(&req.URLIncludes, "url-includes", "", "URL substring (for url)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait")
+	tf.add(cmd)
+	return cmd
+}
+
+func newDiagCmd(f *Factory, name, short string) *cobra.Command {
+	var req localapi.DiagRequest
+	cmd := &cobra.Command{
+		Use:   name + " PAGE",
+		Short: short,
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			req.Page = args[0]
+			res, err := call[localapi.DiagRequest, json.RawMessage](f, name, req)
+			if err != nil {
+				return err
+			}
+			return f.printRaw(res, func(w io.Writer, m map[string]any) {
+				entries, _ := m["entries"].([]any)
+				for _, e := range entries {
+					b, _ := json.Marshal(e)
+					fmt.Fprintln(w, string(b))
+				}
+				if d, ok := m["discarded"].(string); ok && d != "" {
+					fmt.Fprintf(w, "%s: entries were dropped since the last clear; the log is incomplete\n", d)
+				}
+				fmt.Fprintf(w, "(next: --since %v)\n", m["next"])
+			})
+		},
+	}
+	cmd.Flags().Uint64Var(&req.Since, "since", 0, "only entries after this cursor")
+	cmd.Flags().BoolVar(&req.ErrorsOnly, "errors", false, "errors only")
+	cmd.Flags().BoolVar(&req.Clear, "clear", false, "clear the log after reading (resets the discarded marker)")
+	return cmd
+}
+
+// NewCmdProbe performs one action and reports its effect.
+func NewCmdProbe(f *Factory) *cobra.Command {
+	var req localapi.ProbeRequest
+	var tf targetFlags
+	cmd := &cobra.Command{
+		Use:   "probe PAGE --action click|hover|type|fill|press|select|check|uncheck TARGET",
+		Short: "One action, with before/after document identity, console errors it raised and whether the page settled",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			req.Page, req.Target = args[0], tf.target()
+			res, err := call[localapi.ProbeRequest, json.RawMessage](f, "probe", req)
+			if err != nil {
+				return err
+			}
+			return f.printRaw(res, nil)
+		},
+	}
+	cmd.Flags().StringVar(&req.Action, "action", "click", "the action")
+	cmd.Flags().StringVar(&req.Text, "value", "", "text for type and fill")
+	cmd.Flags().StringVar(&req.Keys, "key", "", "keys for press")
+	cmd.Flags().StringArrayVar(&req.Values, "option", nil, "values for select")
+	tf.add(cmd)
+	return cmd
+}
+
+// NewCmdClosePage closes a page webcodex opened.
+func NewCmdClosePage(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "close-page PAGE",
+		Short: "Close a page webcodex opened (never a tab of yours)",
+		Args:  exactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			res, err := call[localapi.ClosePageRequest, map[string]any](f, "close_page", localapi.ClosePageRequest{Page: args[0]})
+			if err != nil {
+				return err
+			}
+			return f.emit(res, func(w io.Writer) { fmt.Fprintf(w, "closed %v\n", res["closed"]) })
+		},
+	}
+}

@@ -1,0 +1,482 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"strings"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/webcodex/webcodex/cdp"
+	"github.com/webcodex/webcodex/cdp/origin"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/consent"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/platform"
+	"github.com/webcodex/webcodex/reconnect"
+)
+
+// DefaultConsentDeadline bounds how long an attach waits in
+// connecting_pending_consent for the person to answer Chrome's own prompt.
+const DefaultConsentDeadline = 60 * time.Second
+
+// endpoint is a proven debugging endpoint: the listening process, its
+// fingerprint and product, and the browser WebSocket path. Internal only.
+type endpoint struct {
+	addr    netip.AddrPort
+	wsPath  string
+	fp      platform.Fingerprint
+	product string
+	profile string // the owner's user-data-dir, for comparisons only
+}
+
+func (e endpoint) wsURL() string { return "ws://" + e.addr.String() + e.wsPath }
+
+// key is the browser identity grants are keyed by: product and process
+// fingerprint. A browser restart (new fingerprint) is a new identity.
+func (e endpoint) key() string {
+	return fmt.Sprintf("%s:%d:%d", e.product, e.fp.PID, e.fp.StartTime)
+}
+
+func (e endpoint) fingerprint() string {
+	return fmt.Sprintf("%d:%d:%s", e.fp.PID, e.fp.StartTime, e.fp.Exe)
+}
+
+// resolveEndpoint finds the endpoint from a profile's DevToolsActivePort or a
+// loopback address, and proves who owns it before anything else.
+func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
+	var e endpoint
+	var wantProfile string
+	switch {
+	case (req.ProfileDir == "") == (req.Endpoint == ""):
+		return e, fsm.Refuse(fsm.InvalidArgument, "give exactly one of --profile-dir and --endpoint")
+	case req.ProfileDir != "":
+		dir, err := filepath.Abs(req.ProfileDir)
+		if err != nil {
+			return e, fsm.Refuse(fsm.InvalidArgument, "the profile directory is not a valid path")
+		}
+		port, path, err := platform.ReadDevToolsActivePort(dir)
+		if err != nil {
+			return e, fsm.Refuse(fsm.RequiresSetup, "the profile has no live debugging endpoint; turn on remote debugging in chrome://inspect/#remote-debugging").WithCause(err)
+		}
+		e.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port))
+		e.wsPath = path
+		wantProfile = dir
+	default:
+		ap, err := netip.ParseAddrPort(req.Endpoint)
+		if err != nil {
+			return e, fsm.Refuse(fsm.InvalidArgument, "the endpoint must be a loopback IP and port, e.g. 127.0.0.1:9222")
+		}
+		if !ap.Addr().Unmap().IsLoopback() {
+			return e, fsm.Refuse(fsm.InvalidArgument, "only loopback endpoints are accepted")
+		}
+		e.addr = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	}
+	pid, err := platform.ListenerOwner(e.addr)
+	if err != nil {
+		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "no single browser process owns the endpoint").WithCause(err)
+	}
+	fp, err := platform.FingerprintOf(pid)
+	if err != nil {
+		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint's owner could not be identified").WithCause(err)
+	}
+	e.fp, e.product = fp, platform.Product(fp.Exe)
+	if e.product == "" {
+		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint is not owned by a Chrome, Chromium or Edge process")
+	}
+	if e.profile, err = platform.UserDataDirOf(pid); err != nil {
+		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint's owner could not be identified").WithCause(err)
+	}
+	if wantProfile != "" && !sameDir(wantProfile, e.profile) {
+		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint is owned by a browser running another profile")
+	}
+	if e.wsPath == "" {
+		port, path, err := platform.ReadDevToolsActivePort(e.profile)
+		if err != nil || port != int(e.addr.Port()) {
+			return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the owner's profile does not publish this endpoint").WithCause(err)
+		}
+		e.wsPath = path
+	}
+	if !strings.HasPrefix(e.wsPath, "/devtools/browser/") {
+		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint is not a browser-level DevTools endpoint")
+	}
+	return e, nil
+}
+
+func sameDir(a, b string) bool {
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// reprove checks the endpoint is still owned by the same process.
+func (e endpoint) reprove() bool {
+	pid, err := platform.ListenerOwner(e.addr)
+	if err != nil || pid != e.fp.PID {
+		return false
+	}
+	return e.fp.Alive()
+}
+
+func (r *Runner) scopeFor(e endpoint, req localapi.AttachRequest) consent.Scope {
+	effects := []string{"control"}
+	if req.AllowEvaluate {
+		effects = append(effects, "evaluate")
+	}
+	return consent.Scope{
+		Session: sessionOf(req), BrowserID: e.key(), Fingerprint: e.fingerprint(),
+		Endpoint: e.wsURL(), SideEffects: effects, ReconnectBudget: reconnect.MaxAttempts,
+	}
+}
+
+func sessionOf(req localapi.AttachRequest) string {
+	if req.Session == "" {
+		return "cli"
+	}
+	return req.Session
+}
+
+// summary is what the person reads before approving: what would be granted,
+// without ports, paths or URLs.
+func summary(e endpoint, req localapi.AttachRequest) string {
+	allow := "nothing (no --allow given: no site will be readable)"
+	if len(req.Allow) > 0 {
+		allow = strings.Join(req.Allow, ", ")
+	}
+	eval := "no"
+	if req.AllowEvaluate {
+		eval = "yes"
+	}
+	return fmt.Sprintf("Attach webcodex (session %q) to your running %s, process %d.\n"+
+		"It may read and act on tabs whose sites are allowed: %s.\n"+
+		"Raw JavaScript evaluation: %s. Reconnects: at most %d attempts per lost connection.\n"+
+		"The grant lives in this Runner's memory only: 30 minutes idle, 8 hours at most; a browser restart needs a new approval.",
+		sessionOf(req), e.product, e.fp.PID, allow, eval, reconnect.MaxAttempts)
+}
+
+// grantFor returns the live grant for the endpoint, or a consent_required
+// refusal carrying the approval request id a person must approve.
+func (r *Runner) grantFor(e endpoint, req localapi.AttachRequest) (*consent.Grant, error) {
+	scope := r.scopeFor(e, req)
+	if g, err := r.broker.Grant(scope.BrowserID, scope); err == nil {
+		return g, nil
+	} else if fsm.IsCode(err, fsm.ConsentRevoked) {
+		r.broker.RevokeBrowser(scope.BrowserID) // forget it: the next attach asks again
+	}
+	id := req.Request
+	if id == "" {
+		var state consent.RequestState
+		var ok bool
+		if id, state, ok = r.broker.Match(scope); ok && state == consent.RequestPending {
+			return nil, consentRequired(id)
+		}
+	}
+	if id != "" {
+		g, err := r.broker.Use(id, scope)
+		if err == nil {
+			return g, nil
+		}
+		if !fsm.IsCode(err, fsm.ConsentRequired) {
+			return nil, err
+		}
+		return nil, consentRequired(id)
+	}
+	rq, err := r.broker.NewRequest(scope, summary(e, req))
+	if err != nil {
+		return nil, err
+	}
+	r.logf("runner: approval request created for an attach (expires in %s)", consent.RequestTTL)
+	return nil, consentRequired(rq.ID)
+}
+
+func consentRequired(id string) error {
+	return fsm.Refusef(fsm.ConsentRequired, "approval request %s: a person must run `webcodex approve %s` in a terminal, then attach again", id, id)
+}
+
+// ApprovalInfo returns a pending request's summary for `webcodex approve`.
+func (r *Runner) ApprovalInfo(ctx context.Context, req localapi.ApprovalRequest) (localapi.ApprovalSummary, error) {
+	s, exp, err := r.broker.Pending(req.ID)
+	if err != nil {
+		return localapi.ApprovalSummary{}, err
+	}
+	return localapi.ApprovalSummary{ID: req.ID, Summary: s, Expires: exp}, nil
+}
+
+// Approve records a person's approval. The caller must be a process of
+// this user whose stdin and stdout are terminals (checked from the peer's
+// /proc entries, not from anything the caller says).
+func (r *Runner) Approve(ctx context.Context, req localapi.ApprovalRequest) (map[string]any, error) {
+	peer, ok := localapi.PeerFrom(ctx)
+	if !ok || !platform.HasTerminal(peer.PID) {
+		return nil, fsm.Refuse(fsm.ApprovalInvalid, "approval needs a person at an interactive terminal: run `webcodex approve ID` there")
+	}
+	if err := r.broker.Approve(req.ID); err != nil {
+		return nil, err
+	}
+	r.logf("runner: an approval request was approved")
+	return map[string]any{"approved": true}, nil
+}
+
+// Deny records a person's refusal.
+func (r *Runner) Deny(ctx context.Context, req localapi.ApprovalRequest) (map[string]any, error) {
+	if err := r.broker.Deny(req.ID); err != nil {
+		return nil, err
+	}
+	return map[string]any{"denied": true}, nil
+}
+
+// Attach attaches to a person's running browser: owner proof, approval,
+// then one browser-level socket under the consent machine.
+func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (localapi.AttachResult, error) {
+	e, err := resolveEndpoint(req)
+	if err != nil {
+		return localapi.AttachResult{}, err
+	}
+	for _, b := range r.browserList() {
+		if b.mode == localapi.ModeAttached && b.ep.key() == e.key() {
+			return localapi.AttachResult{}, fsm.Refuse(fsm.LeaseHeld, "this browser is already attached; use its browser id, or close it first")
+		}
+	}
+	grant, err := r.grantFor(e, req)
+	if err != nil {
+		return localapi.AttachResult{}, err
+	}
+	gate, dropped := origin.New(origin.Attached, req.Allow)
+	for range dropped {
+		r.logf("runner: an --allow entry was dropped")
+	}
+	b := &Browser{r: r, id: newID("b"), mode: localapi.ModeAttached, created: time.Now(), pages: map[string]*Page{},
+		done: make(chan struct{}), stop: make(chan struct{}), ep: e, grant: grant, gate: gate, allowEvaluate: req.AllowEvaluate, req: req}
+	b.att = lease.ExternalAttachmentSpec.Build(nil)
+	if err := r.connectUnderConsent(ctx, b); err != nil {
+		b.att.Fire(ctx, lease.AttachFailed)
+		return localapi.AttachResult{}, err
+	}
+	b.coord = reconnect.NewCoordinator(b.reconnectHooks(), &b.gens)
+	if _, err := b.att.Fire(ctx, lease.AttachUp); err != nil {
+		return localapi.AttachResult{}, err
+	}
+	r.mu.Lock()
+	r.browsers[b.id] = b
+	r.mu.Unlock()
+	if err := b.adoptPages(ctx); err != nil {
+		r.logf("runner: browser %s: listing pages: %v", b.id, err)
+	}
+	b.watchWG.Add(1)
+	go b.watchAttached()
+	r.logf("runner: attached browser %s (%s)", b.id, e.product)
+	return localapi.AttachResult{
+		Browser: b.info(ctx), Product: e.product, CapabilitiesInvalidated: true, NextAction: "list pages (webcodex pages BROWSER)",
+		EndpointOwnership: "listening_socket_pid",
+		SideEffects: map[string]bool{"launched_browser": false, "restarted_browser": false, "created_profile": false,
+			"copied_profile_data": false, "changed_preferences": false},
+	}, nil
+}
+
+// connectUnderConsent runs one attempt of the consent machine: prove the
+// endpoint, dial one socket (which Chrome may hold for its prompt), re-prove
+// the owner on the live socket, invalidate older capabilities.
+func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
+	var facts consent.Facts
+	m := consent.AttemptSpec.Build(func() consent.Facts { return facts })
+	fire := func(t consent.Trigger) (fsm.Step[consent.State, consent.Trigger], error) { return m.Fire(ctx, t) }
+	facts.Unexpired = true
+	if _, err := fire(consent.Approve); err != nil {
+		return err
+	}
+	if _, err := fire(consent.Connect); err != nil { // effect prove_endpoint
+		return err
+	}
+	facts.OwnerMatches = b.ep.reprove()
+	if _, err := fire(consent.OwnerProven); err != nil {
+		return err
+	}
+	if m.State() == consent.Refused {
+		return fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint's owner changed before connecting")
+	}
+	// effect dial_websocket: one browser-level socket for this generation.
+	deadline := r.opts.ConsentDeadline
+	if deadline == 0 {
+		deadline = DefaultConsentDeadline
+	}
+	dctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	sock, err := r.dial(dctx, b.ep)
+	switch {
+	case err == nil:
+		fire(consent.HandshakeComplete)
+	case isHandshakeStatus(err, 403):
+		fire(consent.Dismissed)
+		fire(consent.Revoke)
+		r.broker.RevokeBrowser(b.ep.key())
+		return fsm.Refuse(fsm.ConsentRevoked, "the person cancelled Chrome's \"Allow remote debugging?\" prompt; the grant is revoked and nothing is retried")
+	case dctx.Err() != nil:
+		fire(consent.DeadlineExpired)
+		fire(consent.Refuse)
+		return fsm.Refuse(fsm.ConsentRequired, "Chrome's \"Allow remote debugging?\" prompt was not answered in time; answer it, then attach again")
+	default:
+		fire(consent.DeadlineExpired)
+		fire(consent.Refuse)
+		return fmt.Errorf("runner: connect to the browser: %w", err)
+	}
+	facts.OwnerMatches = b.ep.reprove()
+	if _, err := fire(consent.Reprove); err != nil || m.State() == consent.Refused {
+		sock.Close()
+		return fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint's owner changed while connecting")
+	}
+	fire(consent.Invalidate) // effect invalidate_capabilities
+	b.gens.Advance()
+	fire(consent.Rebind)
+	b.mu.Lock()
+	b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
+	b.mu.Unlock()
+	r.countHandshake()
+	return nil
+}
+
+// dial opens the one browser-level socket, through Options.NetDialContext
+// when a test injects one.
+func (r *Runner) dial(ctx context.Context, e endpoint) (cdp.Socket, error) {
+	return cdp.DialWebSocket(ctx, e.wsURL(), cdp.DialOptions{NetDialContext: r.opts.NetDialContext})
+}
+
+func isHandshakeStatus(err error, status int) bool {
+	var he *cdp.HandshakeError
+	return errors.As(err, &he) && he.Status == status
+}
+
+func (r *Runner) countHandshake() {
+	r.mu.Lock()
+	r.handshakes++
+	r.mu.Unlock()
+}
+
+// watchAttached reconnects when the socket drops; an exhausted or revoked
+// reconnect leaves the browser lost (never closed: it is the person's).
+func (b *Browser) watchAttached() {
+	defer b.watchWG.Done()
+	for {
+		b.mu.Lock()
+		conn := b.conn
+		b.mu.Unlock()
+		select {
+		case <-conn.Done():
+		case <-b.stop:
+			return
+		}
+		select {
+		case <-b.stop:
+			return // our own teardown closed the socket
+		default:
+		}
+		if _, err := b.att.Fire(context.Background(), lease.AttachSocketLost); err != nil {
+			return
+		}
+		b.r.logf("runner: browser %s: connection lost; reconnecting", b.id)
+		ctx, cancel := context.WithTimeout(context.Background(), reconnect.DefaultDeadline+5*time.Second)
+		_, err := b.coord.Reconnect(ctx)
+		cancel()
+		if err != nil {
+			b.att.Fire(context.Background(), lease.AttachGiveUp)
+			b.reconnectHooks().Invalidate(0) // nothing of a lost connection stays usable
+			b.r.logf("runner: browser %s: reconnect ended: %s", b.id, refusalCode(err))
+			return
+		}
+		b.att.Fire(context.Background(), lease.AttachReconnected)
+	}
+}
+
+func refusalCode(err error) string {
+	if ref, ok := fsm.AsRefusal(err); ok {
+		return string(ref.Code)
+	}
+	return "failure"
+}
+
+// reconnectHooks are the effects of the reconnect machine for b.
+func (b *Browser) reconnectHooks() reconnect.Hooks {
+	r := b.r
+	return reconnect.Hooks{
+		CloseGates: func() { r.gates.CloseBrowser(b.id) },
+		Revalidate: func(context.Context) (bool, error) {
+			if _, err := r.broker.Grant(b.ep.key(), r.scopeFor(b.ep, b.req)); err != nil {
+				return false, err
+			}
+			return b.ep.reprove(), nil
+		},
+		Dial: func(ctx context.Context, attempt int) error {
+			b.mu.Lock()
+			old := b.conn
+			b.mu.Unlock()
+			old.Close() // one socket per generation: the old one is gone for good
+			sock, err := r.dial(ctx, b.ep)
+			if err != nil {
+				if isHandshakeStatus(err, 403) {
+					return fmt.Errorf("%w: %v", reconnect.ErrDismissed, err)
+				}
+				return err
+			}
+			r.countHandshake()
+			b.mu.Lock()
+			b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
+			b.mu.Unlock()
+			return nil
+		},
+		Invalidate: func(reconnect.Generation) {
+			b.mu.Lock()
+			pages := b.pages
+			b.pages = map[string]*Page{}
+			b.mu.Unlock()
+			r.mu.Lock()
+			for id := range pages {
+				r.retireLocked(id)
+			}
+			r.mu.Unlock()
+			for _, p := range pages {
+				p.surf.Close()
+			}
+		},
+		ReopenGates: func() {
+			r.gates.ReopenBrowser(b.id)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := b.adoptPages(ctx); err != nil {
+				r.logf("runner: browser %s: listing pages after reconnect: %v", b.id, err)
+			}
+		},
+		RevokeGrant: func() { r.broker.RevokeBrowser(b.ep.key()) },
+	}
+}
+
+// Reconnect forces a reconnect of an attached browser (or joins the one
+// running).
+func (r *Runner) Reconnect(ctx context.Context, req localapi.BrowserRequest) (localapi.ReconnectResult, error) {
+	b, err := r.browser(req.Browser)
+	if err != nil {
+		return localapi.ReconnectResult{}, err
+	}
+	if b.mode != localapi.ModeAttached {
+		return localapi.ReconnectResult{}, fsm.Refuse(fsm.RouteUnavailable, "only attached browsers reconnect; an owned browser is relaunched")
+	}
+	res, err := b.coord.Reconnect(ctx)
+	if err != nil {
+		return localapi.ReconnectResult{}, err
+	}
+	return localapi.ReconnectResult{Browser: b.id, Generation: uint64(res.Generation), CapabilitiesInvalidated: res.CapabilitiesInvalidated, Attempts: res.Attempts}, nil
+}
+
+// detach is the only teardown of an attached browser: detach our sessions
+// and close our socket. Never Browser.close, never a tab or window we did
+// not open, never a signal.
+func (b *Browser) detach(ctx context.Context) {
+	for _, p := range b.pageList() {
+		cdproto.Call(ctx, b.c().Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: target.SessionID(p.sess.ID())})
+	}
+	b.c().Close()
+}

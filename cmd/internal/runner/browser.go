@@ -1,0 +1,412 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/webcodex/webcodex/cdp"
+	"github.com/webcodex/webcodex/cdp/origin"
+	"github.com/webcodex/webcodex/cdp/surface"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/consent"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/platform"
+	"github.com/webcodex/webcodex/reconnect"
+)
+
+// Browser is one browser the Runner drives. Its life is the attachment
+// machine of its mode; fields are guarded by mu.
+type Browser struct {
+	r        *Runner
+	id       string
+	mode     string
+	profile  string
+	headless bool
+	created  time.Time
+	gens     reconnect.Generations
+
+	proc      *platform.Process
+	procLease *lease.ProcessLease
+	record    string // orphan record path
+
+	// Attached browsers only.
+	ep            endpoint
+	grant         *consent.Grant
+	coord         *reconnect.Coordinator
+	req           localapi.AttachRequest
+	allowEvaluate bool
+
+	gate *origin.Gate // the owner's allowlist for this browser
+
+	att     *fsm.Machine[lease.AttachState, lease.AttachTrigger, struct{}]
+	closing sync.Once
+	done    chan struct{} // closed when teardown finished
+	stop    chan struct{} // ends the watch goroutine
+	watchWG sync.WaitGroup
+
+	mu    sync.Mutex
+	conn  *cdp.Conn        // the one socket of the current generation
+	pages map[string]*Page // by opaque id
+}
+
+// c returns the connection of the current generation.
+func (b *Browser) c() *cdp.Conn {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.conn
+}
+
+// Page is one page of a Browser.
+type Page struct {
+	id      string
+	browser *Browser
+	target  target.ID
+	sess    *cdp.Session
+	surf    *surface.Page
+	gen     reconnect.Generation
+	opened  bool // webcodex opened it (attached browsers: may be closed by close_page)
+}
+
+var profileName = regexp.MustCompile(`^[a-z0-9-]{1,48}$`)
+
+// connectTimeout bounds dialing a launched browser's endpoint.
+const connectTimeout = 10 * time.Second
+
+// Launch starts a browser webcodex owns: ephemeral (headless, temporary
+// profile) by default, or the managed profile req.Managed (visible unless
+// headless).
+func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (localapi.BrowserInfo, error) {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return localapi.BrowserInfo{}, errClosed
+	}
+	exe := r.opts.Chrome
+	if exe == "" {
+		var err error
+		if exe, err = platform.FindChromium(); err != nil {
+			return localapi.BrowserInfo{}, err
+		}
+	}
+	b := &Browser{r: r, id: newID("b"), created: time.Now(), pages: map[string]*Page{}, done: make(chan struct{}), stop: make(chan struct{})}
+	b.att = lease.OwnedAttachmentSpec.Build(nil)
+	var dropped []origin.Dropped
+	b.gate, dropped = origin.New(origin.Owned, req.Allow)
+	for range dropped {
+		r.logf("runner: an --allow entry was dropped")
+	}
+	lopts := platform.LaunchOptions{Exec: exe}
+	if req.Managed == "" {
+		b.mode, b.headless = localapi.ModeEphemeral, true
+		if req.Headless != nil && !*req.Headless {
+			b.headless = false
+		}
+		dir, err := os.MkdirTemp("", "webcodex-profile-")
+		if err != nil {
+			return localapi.BrowserInfo{}, fmt.Errorf("runner: temporary profile: %w", err)
+		}
+		lopts.UserDataDir, lopts.RemoveUserDataDir = dir, true
+	} else {
+		if !profileName.MatchString(req.Managed) {
+			return localapi.BrowserInfo{}, fsm.Refuse(fsm.InvalidArgument, "a managed profile name is 1 to 48 of a-z, 0-9 and '-', not a path")
+		}
+		b.mode, b.profile, b.headless = localapi.ModeManaged, req.Managed, req.Headless != nil && *req.Headless
+		dir, lk, err := r.leaseManaged(req.Managed)
+		if err != nil {
+			return localapi.BrowserInfo{}, err
+		}
+		lopts.UserDataDir, b.procLease = dir, lk
+	}
+	lopts.Headless = b.headless
+	if !b.headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		b.release(lopts)
+		return localapi.BrowserInfo{}, fsm.Refuse(fsm.RequiresSetup, "a visible browser needs a display; pass --headless")
+	}
+	proc, err := platform.Launch(ctx, lopts)
+	if err != nil {
+		b.att.Fire(ctx, lease.AttachFailed)
+		b.release(lopts)
+		return localapi.BrowserInfo{}, err
+	}
+	b.proc = proc
+	b.record = r.writeRecord(b, lopts)
+	if err := b.connect(ctx); err != nil {
+		b.att.Fire(ctx, lease.AttachFailed)
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+		proc.Close(cctx, nil)
+		cancel()
+		b.release(lopts)
+		r.removeRecord(b.record)
+		return localapi.BrowserInfo{}, err
+	}
+	if _, err := b.att.Fire(ctx, lease.AttachUp); err != nil {
+		return localapi.BrowserInfo{}, err
+	}
+	r.mu.Lock()
+	r.browsers[b.id] = b
+	r.mu.Unlock()
+	if err := b.adoptPages(ctx); err != nil {
+		r.logf("runner: browser %s: listing pages: %v", b.id, err)
+	}
+	b.watchWG.Add(1)
+	go b.watch()
+	r.logf("runner: launched browser %s (%s)", b.id, b.mode)
+	return b.info(ctx), nil
+}
+
+// leaseManaged checks the managed profile's directories and takes its
+// process lease.
+func (r *Runner) leaseManaged(name string) (string, *lease.ProcessLease, error) {
+	root := filepath.Join(r.opts.StateDir, "browser", "profiles", name)
+	data := filepath.Join(root, "data")
+	if err := platform.EnsurePrivateDir(data); err != nil {
+		return "", nil, err
+	}
+	state, err := platform.InspectSingletonLock(data)
+	if err != nil {
+		return "", nil, err
+	}
+	lk, err := lease.AcquireProcess(filepath.Join(root, "lease"), lockState(state), func() error { return platform.RemoveStaleLock(data) })
+	if err != nil {
+		return "", nil, err
+	}
+	return data, lk, nil
+}
+
+func lockState(s platform.LockState) lease.LockState {
+	switch s {
+	case platform.LockNone:
+		return lease.LockAbsent
+	case platform.LockStale:
+		return lease.LockStale
+	case platform.LockLive:
+		return lease.LockLive
+	}
+	return lease.LockForeign // unknown states are never adopted
+}
+
+// release undoes what Launch prepared before the browser ran.
+func (b *Browser) release(lopts platform.LaunchOptions) {
+	if b.procLease != nil {
+		b.procLease.Release()
+	}
+	if lopts.RemoveUserDataDir {
+		os.RemoveAll(lopts.UserDataDir)
+	}
+}
+
+// connect dials the one browser-level socket of this generation.
+func (b *Browser) connect(ctx context.Context) error {
+	dctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	sock, err := cdp.DialWebSocket(dctx, b.proc.WebSocketURL(), cdp.DialOptions{})
+	if err != nil {
+		return fmt.Errorf("runner: connect to the browser: %w", err)
+	}
+	b.mu.Lock()
+	b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
+	b.mu.Unlock()
+	return nil
+}
+
+// adoptPages registers the browser's existing page targets.
+func (b *Browser) adoptPages(ctx context.Context) error {
+	res, err := cdproto.Call(ctx, b.c().Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return err
+	}
+	for _, ti := range res.TargetInfos {
+		if ti.Type != "page" {
+			continue // browser_ui and workers are not pages
+		}
+		if b.mode == localapi.ModeAttached && !b.gate.Allowed(ti.URL) {
+			continue // unauthorized tabs are invisible: never attached, never listed
+		}
+		if _, err := b.attachPage(ctx, ti.TargetID, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attachPage attaches a flattened session to a page target and registers it.
+func (b *Browser) attachPage(ctx context.Context, id target.ID, opened bool) (*Page, error) {
+	sess, err := b.c().AttachTarget(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("runner: attach page: %w", err)
+	}
+	gen := b.gens.Current()
+	surf, err := surface.New(ctx, sess, surface.Options{
+		Generation: uint64(gen),
+		Gate:       gateAdapter{g: b.r.gates, key: lease.GateKey{Browser: b.id, Target: string(id)}},
+		UploadDir:  b.r.opts.UploadDir,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("runner: prepare page: %w", err)
+	}
+	p := &Page{id: newID("p"), browser: b, target: id, sess: sess, surf: surf, gen: gen, opened: opened}
+	b.mu.Lock()
+	b.pages[p.id] = p
+	b.mu.Unlock()
+	b.r.mu.Lock()
+	b.r.pages[p.id] = p
+	b.r.mu.Unlock()
+	return p, nil
+}
+
+// gateAdapter gives surface the mutation gate of one target.
+type gateAdapter struct {
+	g   *lease.Gates
+	key lease.GateKey
+}
+
+func (a gateAdapter) Acquire(ctx context.Context) (func(), error) {
+	t, err := a.g.Acquire(ctx, a.key)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Check(); err != nil {
+		t.Release()
+		return nil, err
+	}
+	return t.Release, nil
+}
+
+// watch ends an owned browser when its process exits or its socket drops.
+func (b *Browser) watch() {
+	defer b.watchWG.Done()
+	select {
+	case <-b.proc.Exited():
+		b.r.logf("runner: browser %s exited", b.id)
+	case <-b.c().Done():
+		b.r.logf("runner: browser %s: connection lost", b.id)
+	case <-b.stop:
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		b.r.closeBrowser(ctx, b)
+	}()
+}
+
+// Close closes (owned) or detaches from (attached) a browser.
+func (r *Runner) Close(ctx context.Context, req localapi.BrowserRequest) (localapi.CloseResult, error) {
+	b, err := r.browser(req.Browser)
+	if err != nil {
+		return localapi.CloseResult{}, err
+	}
+	r.closeBrowser(ctx, b)
+	teardown := "closed"
+	if b.mode == localapi.ModeAttached {
+		teardown = "detached"
+	}
+	return localapi.CloseResult{Browser: b.id, Mode: b.mode, Teardown: teardown}, nil
+}
+
+// closeBrowser tears b down once, by its mode's machine: Browser.close,
+// then reap the owned process tree.
+func (r *Runner) closeBrowser(ctx context.Context, b *Browser) {
+	b.closing.Do(func() {
+		defer close(b.done)
+		close(b.stop)
+		if b.mode == localapi.ModeAttached {
+			b.coord.Close() // a running reconnect is cancelled: the session ended
+			if step, err := b.att.Fire(ctx, lease.AttachClose); err == nil && step.Effect == lease.EffectDetachDebugger {
+				b.detach(ctx)
+			}
+		} else {
+			r.teardownOwned(ctx, b)
+		}
+		b.c().Close()
+		b.mu.Lock()
+		pages := b.pages
+		b.pages = map[string]*Page{}
+		b.mu.Unlock()
+		for _, p := range pages {
+			p.surf.Close()
+		}
+		r.mu.Lock()
+		for id := range pages {
+			r.retireLocked(id)
+		}
+		delete(r.browsers, b.id)
+		r.retired[b.id] = true
+		r.mu.Unlock()
+		r.gates.Forget(b.id)
+		if b.procLease != nil {
+			b.procLease.Release()
+		}
+		r.removeRecord(b.record)
+		r.logf("runner: browser %s %s", b.id, b.att.State())
+	})
+	<-b.done
+	b.watchWG.Wait()
+}
+
+// teardownOwned runs the owned machine's teardown: Browser.close (so
+// cookies flush), then reap the process group.
+func (r *Runner) teardownOwned(ctx context.Context, b *Browser) {
+	var exited bool
+	select {
+	case <-b.proc.Exited():
+		exited = true
+	default:
+	}
+	trigger := lease.AttachClose
+	if exited {
+		trigger = lease.AttachExited
+	}
+	step, err := b.att.Fire(ctx, trigger)
+	if err == nil && step.Effect == lease.EffectCloseBrowser {
+		browserClose := func(ctx context.Context) error {
+			_, err := cdproto.Call(ctx, b.c().Browser(), browser.Close, cdproto.Empty{})
+			if errors.Is(err, cdp.ErrClosed) {
+				return nil // the browser closed the socket as it went
+			}
+			return err
+		}
+		b.proc.Close(ctx, browserClose)
+		b.att.Fire(ctx, lease.AttachClosedDone)
+		return
+	}
+	b.proc.Close(ctx, nil) // reap_process_tree
+}
+
+func (b *Browser) info(ctx context.Context) localapi.BrowserInfo {
+	bi := localapi.BrowserInfo{
+		ID: b.id, Mode: b.mode, Profile: b.profile, State: string(b.att.State()),
+		Generation: uint64(b.gens.Current()), Headless: b.headless, Pages: []localapi.PageInfo{},
+	}
+	if b.mode == localapi.ModeAttached {
+		exp := b.grant.Expiry()
+		left := b.coord.AttemptsLeft()
+		bi.GrantExpires, bi.AttemptsLeft = &exp, &left
+	}
+	for _, p := range b.pageList() {
+		bi.Pages = append(bi.Pages, p.info(ctx))
+	}
+	return bi
+}
+
+func (b *Browser) pageList() []*Page {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]*Page, 0, len(b.pages))
+	for _, p := range b.pages {
+		out = append(out, p)
+	}
+	return out
+}

@@ -1,0 +1,40 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/webcodex/webcodex/cmd/internal/cli"
+)
+
+// NewCmdServe is `webcodex serve`: the Runner daemon in the foreground. It
+// lives here, not in cli, because the CLI stays a thin client.
+func NewCmdServe(f *cli.Factory) *cobra.Command {
+	var uploadDir string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the Runner daemon (CLI commands start one in the background when needed)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := StateDir()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+			defer stop()
+			logger := log.New(f.IO.Err, "", log.LstdFlags)
+			err = Serve(ctx, Options{StateDir: dir, Version: cli.Version, Logf: logger.Printf, UploadDir: uploadDir, Stop: stop})
+			if err != nil {
+				return fmt.Errorf("serve: %w", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&uploadDir, "upload-dir", os.Getenv("WEBCODEX_UPLOAD_DIR"), "the one directory files may be uploaded from (unset: uploads refused)")
+	return cmd
+}

@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/webcodex/webcodex/platform"
+)
+
+// ownedRecord is what the Runner writes for each browser it launches, so the
+// next Runner can reap it if this one dies without closing it. It lives in
+// the private state root (0600) and is never shown.
+type ownedRecord struct {
+	PID         int    `json:"pid"`
+	StartTime   uint64 `json:"start_time"`
+	Exe         string `json:"exe"`
+	PGID        int    `json:"pgid"`
+	TmpDir      string `json:"tmpdir"`
+	UserDataDir string `json:"ephemeral_profile,omitempty"`
+}
+
+func (r *Runner) recordDir() string { return filepath.Join(r.opts.StateDir, "browser", "owned") }
+
+func (r *Runner) writeRecord(b *Browser, lopts platform.LaunchOptions) string {
+	dir := r.recordDir()
+	if err := platform.EnsurePrivateDir(dir); err != nil {
+		r.logf("runner: cannot record browser %s for cleanup: %v", b.id, err)
+		return ""
+	}
+	fp := b.proc.Fingerprint()
+	rec := ownedRecord{PID: fp.PID, StartTime: fp.StartTime, Exe: fp.Exe, PGID: b.proc.PGID(), TmpDir: b.proc.TmpDir()}
+	if lopts.RemoveUserDataDir {
+		rec.UserDataDir = lopts.UserDataDir
+	}
+	data, _ := json.Marshal(rec)
+	path := filepath.Join(dir, b.id+".json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		r.logf("runner: cannot record browser %s for cleanup", b.id)
+		return ""
+	}
+	return path
+}
+
+func (r *Runner) removeRecord(path string) {
+	if path != "" {
+		os.Remove(path)
+	}
+}
+
+// reapOrphans ends what an earlier Runner left: a browser group whose leader
+// still has the recorded fingerprint (PID, start time, executable) is
+// killed; a reused PID is never touched. Temporary directories go too.
+func (r *Runner) reapOrphans() {
+	entries, err := os.ReadDir(r.recordDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		path := filepath.Join(r.recordDir(), e.Name())
+		data, err := os.ReadFile(path)
+		var rec ownedRecord
+		if err != nil || json.Unmarshal(data, &rec) != nil {
+			os.Remove(path)
+			continue
+		}
+		fp := platform.Fingerprint{PID: rec.PID, StartTime: rec.StartTime, Exe: rec.Exe}
+		if fp.Alive() && rec.PGID == rec.PID {
+			platform.KillGroup(rec.PGID)
+			deadline := time.Now().Add(5 * time.Second)
+			for platform.GroupAlive(rec.PGID) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond) // polling the process table: there is no event for it
+			}
+		}
+		if !platform.GroupAlive(rec.PGID) || !fp.Alive() {
+			if rec.TmpDir != "" {
+				os.RemoveAll(rec.TmpDir)
+			}
+			if rec.UserDataDir != "" {
+				os.RemoveAll(rec.UserDataDir)
+			}
+		}
+		os.Remove(path)
+		r.logf("runner: reaped a browser an earlier Runner left behind")
+	}
+}

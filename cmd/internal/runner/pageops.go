@@ -1,0 +1,204 @@
+package runner
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/webcodex/webcodex/cdp/surface"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// Bounds of page reads.
+const (
+	navigationTimeout = 30 * time.Second
+	maxReadChars      = 200000
+	defaultReadChars  = 20000
+)
+
+// Pages lists a browser's pages.
+func (r *Runner) Pages(ctx context.Context, req localapi.BrowserRequest) ([]localapi.PageInfo, error) {
+	b, err := r.browser(req.Browser)
+	if err != nil {
+		return nil, err
+	}
+	out := []localapi.PageInfo{}
+	for _, p := range b.pageList() {
+		out = append(out, p.info(ctx))
+	}
+	return out, nil
+}
+
+// Open creates a page in the browser and, when a URL is given, navigates it.
+func (r *Runner) Open(ctx context.Context, req localapi.OpenRequest) (localapi.PageInfo, error) {
+	b, err := r.browser(req.Browser)
+	if err != nil {
+		return localapi.PageInfo{}, err
+	}
+	res, err := cdproto.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
+	if err != nil {
+		return localapi.PageInfo{}, fmt.Errorf("runner: create page: %w", err)
+	}
+	p, err := b.attachPage(ctx, res.TargetID, true)
+	if err != nil {
+		return localapi.PageInfo{}, err
+	}
+	if req.URL != "" {
+		if _, err := r.Goto(ctx, localapi.GotoRequest{Page: p.id, URL: req.URL}); err != nil {
+			return localapi.PageInfo{}, err
+		}
+	}
+	return p.info(ctx), nil
+}
+
+// Goto navigates a page: the origin gate judges the destination, the
+// surface arms the load event before Page.navigate, and the URL and title
+// are read live from the new document (and judged again: a redirect may
+// have left the allowlist).
+func (r *Runner) Goto(ctx context.Context, req localapi.GotoRequest) (localapi.NavResult, error) {
+	p, err := r.page(req.Page)
+	if err != nil {
+		return localapi.NavResult{}, err
+	}
+	if err := p.browser.gate.Check(req.URL); err != nil {
+		return localapi.NavResult{}, err
+	}
+	nctx, cancel := context.WithTimeout(ctx, navigationTimeout)
+	defer cancel()
+	nav, err := p.surf.Navigate(nctx, req.URL)
+	if err != nil {
+		return localapi.NavResult{}, err
+	}
+	if err := p.browser.gate.Check(nav.URL); err != nil {
+		return localapi.NavResult{}, leftAllowlist(err)
+	}
+	return localapi.NavResult{Page: p.id, URL: nav.URL, Title: nav.Title}, nil
+}
+
+// authorize judges the page's live URL (never a cached one): a page that
+// redirected or navigated off the allowlist is unreadable.
+func (p *Page) authorize(ctx context.Context) error {
+	id, err := p.surf.Identity(ctx)
+	if err != nil {
+		return err
+	}
+	if err := p.browser.gate.Check(id.URL); err != nil {
+		return leftAllowlist(err)
+	}
+	return nil
+}
+
+// leftAllowlist tells the agent the page left the allowlist, naming the
+// origin it is on and never what the list holds.
+func leftAllowlist(err error) error {
+	if ref, ok := fsm.AsRefusal(err); ok {
+		return fsm.Refuse(fsm.OriginDenied, "the page left the allowed origins and is now unreadable: "+ref.Detail)
+	}
+	return err
+}
+
+func (p *Page) info(ctx context.Context) localapi.PageInfo {
+	pi := localapi.PageInfo{ID: p.id, Browser: p.browser.id}
+	ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if res, err := cdproto.Call(ictx, p.browser.conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: p.target}); err == nil && res.TargetInfo != nil {
+		pi.URL, pi.Title = res.TargetInfo.URL, res.TargetInfo.Title
+	}
+	return pi
+}
+
+// Read returns the page's visible text, bounded, with a truncation marker.
+func (r *Runner) Read(ctx context.Context, req localapi.ReadRequest) (localapi.ReadResult, error) {
+	p, err := r.page(req.Page)
+	if err != nil {
+		return localapi.ReadResult{}, err
+	}
+	if err := p.authorize(ctx); err != nil {
+		return localapi.ReadResult{}, err
+	}
+	max := req.MaxChars
+	if max <= 0 {
+		max = defaultReadChars
+	}
+	max = min(max, maxReadChars)
+	rd, err := p.surf.Read(ctx, max)
+	if err != nil {
+		return localapi.ReadResult{}, err
+	}
+	return localapi.ReadResult{Text: rd.Text, Truncated: rd.Truncated, Chars: rd.TotalChars}, nil
+}
+
+// Screenshot captures the viewport, the full page or one element as PNG.
+func (r *Runner) Screenshot(ctx context.Context, req localapi.ScreenshotRequest) (localapi.ScreenshotResult, error) {
+	p, err := r.page(req.Page)
+	if err != nil {
+		return localapi.ScreenshotResult{}, err
+	}
+	if err := p.authorize(ctx); err != nil {
+		return localapi.ScreenshotResult{}, err
+	}
+	opts := surface.ScreenshotOptions{FullPage: req.FullPage}
+	if req.Target != nil {
+		t := toSurfaceTarget(*req.Target)
+		opts.Target = &t
+	}
+	png, err := p.surf.Screenshot(ctx, opts)
+	if err != nil {
+		return localapi.ScreenshotResult{}, err
+	}
+	w, h := pngSize(png)
+	return localapi.ScreenshotResult{PNG: png, Width: w, Height: h}, nil
+}
+
+// pngSize reads the IHDR width and height of a PNG.
+func pngSize(b []byte) (int, int) {
+	if len(b) < 24 || string(b[1:4]) != "PNG" {
+		return 0, 0
+	}
+	return int(binary.BigEndian.Uint32(b[16:20])), int(binary.BigEndian.Uint32(b[20:24]))
+}
+
+// Eval evaluates an expression in the page with bounded results. Evaluate is
+// open for owned browsers only.
+func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (localapi.EvalResult, error) {
+	p, err := r.page(req.Page)
+	if err != nil {
+		return localapi.EvalResult{}, err
+	}
+	if p.browser.mode == localapi.ModeAttached && !p.browser.allowEvaluate {
+		return localapi.EvalResult{}, fsm.Refuse(fsm.PolicyDenied, "evaluate is off for attached browsers unless the owner passes --allow-evaluate for that attachment")
+	}
+	if err := p.authorize(ctx); err != nil {
+		return localapi.EvalResult{}, err
+	}
+	res, err := p.surf.Evaluate(ctx, req.Expr)
+	if err != nil {
+		return localapi.EvalResult{}, err
+	}
+	if res.Exception != "" {
+		return localapi.EvalResult{}, fsm.Refuse(fsm.InvalidArgument, "the expression threw: "+res.Exception)
+	}
+	var v struct {
+		Value     any
+		Truncated bool
+	}
+	v.Truncated = res.Truncated
+	if len(res.Value) > 0 {
+		if err := json.Unmarshal(res.Value, &v.Value); err != nil {
+			return localapi.EvalResult{}, fmt.Errorf("runner: decode the value: %w", err)
+		}
+	}
+	return localapi.EvalResult{Value: v.Value, Truncated: v.Truncated}, nil
+}
+
+// toSurfaceTarget converts a wire target.
+func toSurfaceTarget(t localapi.Target) surface.Target {
+	return surface.Target{Ref: t.Ref, SnapshotID: t.SnapshotID, Role: t.Role, Name: t.Name, Label: t.Label,
+		Text: t.Text, Placeholder: t.Placeholder, TestID: t.TestID, CSS: t.CSS, Index: t.Index}
+}

@@ -1,0 +1,207 @@
+// Package runner is the composition root: the one long-lived process that
+// owns every browser connection, grant, lease, identity and machine, and the
+// one tool surface the CLI (through the local API) and MCP both call.
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/consent"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/platform"
+)
+
+// Options configures a Runner.
+type Options struct {
+	StateDir string // private state root (see StateDir)
+	Version  string
+	// Logf logs lifecycle events; it never receives ports, URLs, paths,
+	// tokens or page text. Nil discards.
+	Logf func(format string, args ...any)
+	// Chrome overrides Chromium discovery (tests).
+	Chrome string
+	// UploadDir is the one directory uploads may come from; empty refuses.
+	UploadDir string
+	// Stop asks the process serving this Runner to stop (the "stop" route).
+	Stop func()
+	// ConsentDeadline bounds the wait for the person to answer Chrome's
+	// prompt; zero means DefaultConsentDeadline.
+	ConsentDeadline time.Duration
+	// NetDialContext dials attached browsers' endpoints; nil means a plain
+	// dialer. Fault-injection tests wrap the real socket with it.
+	NetDialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// Runner owns browsers. Safe for concurrent use.
+type Runner struct {
+	opts    Options
+	started time.Time
+	broker  *consent.Broker
+	gates   *lease.Gates
+	ledger  *lease.Ledger
+	auditMu sync.Mutex // serializes appends to the audit trail
+
+	mu       sync.Mutex // mu guards the fields that follow
+	browsers map[string]*Browser
+	pages    map[string]*Page // every live page, by opaque id
+	retired  map[string]bool  // ids of pages and browsers that are gone: refused as stale, never reused
+	closed   bool
+	// handshakes counts browser-level WebSockets opened to attached
+	// browsers: each one may prompt the person, so tests count them.
+	handshakes int
+}
+
+// StateDir returns the state root: $WEBCODEX_STATE_DIR, else
+// $XDG_STATE_HOME/webcodex, else ~/.local/state/webcodex.
+func StateDir() (string, error) {
+	if d := os.Getenv("WEBCODEX_STATE_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "webcodex"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("runner: no home directory for the state root: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "webcodex"), nil
+}
+
+// New prepares a Runner: it makes the state root private and reaps what an
+// earlier Runner that died left behind.
+func New(opts Options) (*Runner, error) {
+	if err := platform.EnsurePrivateDir(opts.StateDir); err != nil {
+		return nil, fmt.Errorf("runner: state root: %w", err)
+	}
+	r := &Runner{
+		opts: opts, started: time.Now(),
+		broker: consent.NewBroker(), gates: lease.NewGates(), ledger: lease.NewLedger(),
+		browsers: map[string]*Browser{}, pages: map[string]*Page{}, retired: map[string]bool{},
+	}
+	r.reapOrphans()
+	return r, nil
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.opts.Logf != nil {
+		r.opts.Logf(format, args...)
+	}
+}
+
+// newID mints an opaque identity with a kind prefix ("b", "p").
+func newID(kind string) string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Errorf("runner: crypto/rand: %w", err))
+	}
+	return kind + "-" + hex.EncodeToString(b[:])
+}
+
+// Shutdown closes every owned browser cleanly and detaches from attached
+// ones; grants are discarded. Safe to call twice.
+func (r *Runner) Shutdown(ctx context.Context) {
+	r.mu.Lock()
+	r.closed = true
+	var all []*Browser
+	for _, b := range r.browsers {
+		all = append(all, b)
+	}
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, b := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.closeBrowser(ctx, b)
+		}()
+	}
+	wg.Wait()
+	r.broker.Discard()
+}
+
+// Status reports the Runner and its browsers.
+func (r *Runner) Status(ctx context.Context) (localapi.Status, error) {
+	st := localapi.Status{
+		Runner:       localapi.RunnerInfo{Version: r.opts.Version, PID: os.Getpid(), Started: r.started},
+		Browsers:     []localapi.BrowserInfo{},
+		Capabilities: r.Capabilities(),
+	}
+	for _, b := range r.browserList() {
+		st.Browsers = append(st.Browsers, b.info(ctx))
+	}
+	return st, nil
+}
+
+// Capabilities are true only when this Runner really supports them.
+func (r *Runner) Capabilities() map[string]bool {
+	return map[string]bool{
+		"browser_managed_profile":  true,
+		"browser_extension_bridge": false,
+		"browser_surface_handoff":  false, // no handoff of a visible surface on Linux
+	}
+}
+
+func (r *Runner) browserList() []*Browser {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*Browser, 0, len(r.browsers))
+	for _, b := range r.browsers {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].created.Before(out[j].created) })
+	return out
+}
+
+// browser looks up a live browser. Unknown, retired and (later) unauthorized
+// ids are refused identically.
+func (r *Runner) browser(id string) (*Browser, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b := r.browsers[id]; b != nil {
+		return b, nil
+	}
+	return nil, fsm.Refuse(fsm.NotFound, "no such browser")
+}
+
+// page looks up a live page. A page of an older generation is stale.
+func (r *Runner) page(id string) (*Page, error) {
+	r.mu.Lock()
+	p := r.pages[id]
+	retired := r.retired[id]
+	r.mu.Unlock()
+	if p == nil {
+		if retired {
+			return nil, fsm.Refuse(fsm.BindingStale, "this page handle is from an earlier connection or a closed page; list pages again")
+		}
+		return nil, fsm.Refuse(fsm.NotFound, "no such page")
+	}
+	if err := p.browser.gens.Check(p.gen); err != nil {
+		return nil, err
+	}
+	select {
+	case <-p.sess.Done():
+		return nil, fsm.Refuse(fsm.PageClosed, "the page is closed")
+	default:
+	}
+	return p, nil
+}
+
+// retireLocked forgets a page id for good.
+func (r *Runner) retireLocked(id string) {
+	delete(r.pages, id)
+	r.retired[id] = true
+}
+
+var errClosed = errors.New("runner: shutting down")

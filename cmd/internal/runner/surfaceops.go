@@ -1,0 +1,241 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/webcodex/webcodex/cdp/surface"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// maxWait bounds any wait an agent asks for.
+const maxWait = 2 * time.Minute
+
+// raw encodes a surface result for the wire; its JSON tags are stable.
+func raw(v any) (json.RawMessage, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("runner: encode result: %w", err)
+	}
+	return b, nil
+}
+
+// readablePage returns the page after judging its live URL.
+func (r *Runner) readablePage(ctx context.Context, id string) (*Page, error) {
+	p, err := r.page(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.authorize(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Snapshot returns one chunk of the page outline with refs.
+func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (json.RawMessage, error) {
+	p, err := r.readablePage(ctx, req.Page)
+	if err != nil {
+		return nil, err
+	}
+	if req.Cursor != "" {
+		s, err := p.surf.SnapshotNext(req.Cursor, req.MaxChars)
+		if err != nil {
+			return nil, err
+		}
+		return raw(s)
+	}
+	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars}
+	if req.Scope != nil {
+		t := toSurfaceTarget(*req.Scope)
+		opts.Scope = &t
+	}
+	s, err := p.surf.Snapshot(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return raw(s)
+}
+
+// Act performs one side-effecting action. It is recorded in the effect
+// ledger: dispatched once, never replayed; a lost acknowledgement is
+// outcome_unknown.
+func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (json.RawMessage, error) {
+	p, err := r.readablePage(ctx, req.Page)
+	if err != nil {
+		return nil, err
+	}
+	entry, err := r.ledger.Begin(newID("e"))
+	if err != nil {
+		return nil, err
+	}
+	entry.Dispatch()
+	res, err := r.act(ctx, p, req)
+	switch {
+	case err == nil:
+		entry.Ack()
+	case fsm.IsCode(err, fsm.OutcomeUnknown):
+		entry.AckLost()
+	default:
+		entry.Fail()
+	}
+	r.audit(ctx, p, req.Action, err)
+	if err != nil {
+		return nil, err
+	}
+	return raw(res)
+}
+
+func (r *Runner) act(ctx context.Context, p *Page, req localapi.ActRequest) (any, error) {
+	need := func() (surface.Target, error) {
+		if req.Target == nil {
+			return surface.Target{}, fsm.Refusef(fsm.InvalidArgument, "%s needs a target", req.Action)
+		}
+		return toSurfaceTarget(*req.Target), nil
+	}
+	switch req.Action {
+	case "click", "hover", "type", "fill", "select", "check", "uncheck", "upload":
+		t, err := need()
+		if err != nil {
+			return nil, err
+		}
+		switch req.Action {
+		case "click":
+			return p.surf.Click(ctx, t)
+		case "hover":
+			return p.surf.Hover(ctx, t)
+		case "type":
+			return p.surf.Type(ctx, t, req.Text)
+		case "fill":
+			return p.surf.Fill(ctx, t, req.Text)
+		case "select":
+			return p.surf.Select(ctx, t, req.Values...)
+		case "check":
+			return p.surf.Check(ctx, t, true)
+		case "uncheck":
+			return p.surf.Check(ctx, t, false)
+		case "upload":
+			return p.surf.Upload(ctx, t, req.Files...)
+		}
+	case "press":
+		var t *surface.Target
+		if req.Target != nil {
+			st := toSurfaceTarget(*req.Target)
+			t = &st
+		}
+		return p.surf.Press(ctx, t, req.Keys)
+	case "scroll":
+		o := surface.ScrollOptions{To: req.To, DX: req.DX, DY: req.DY}
+		if req.Target != nil {
+			st := toSurfaceTarget(*req.Target)
+			o.Target = &st
+		}
+		return p.surf.Scroll(ctx, o)
+	case "dialog":
+		d := p.surf.Dialog()
+		if req.Accept == nil {
+			return map[string]any{"dialog": d}, nil // report only
+		}
+		if err := p.surf.HandleDialog(ctx, *req.Accept, req.Text); err != nil {
+			return nil, err
+		}
+		return map[string]any{"dialog": d, "accepted": *req.Accept}, nil
+	}
+	return nil, fsm.Refusef(fsm.InvalidArgument, "unknown action %q", req.Action)
+}
+
+// Wait waits for a condition; a timeout is found:false.
+func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (json.RawMessage, error) {
+	p, err := r.readablePage(ctx, req.Page)
+	if err != nil {
+		return nil, err
+	}
+	timeout := time.Duration(req.TimeoutMS) * time.Millisecond
+	if timeout > maxWait {
+		timeout = maxWait
+	}
+	o := surface.WaitOptions{Condition: req.Condition, Text: req.Text, URL: req.URL, URLIncludes: req.URLIncludes, Timeout: timeout}
+	if req.Target != nil {
+		t := toSurfaceTarget(*req.Target)
+		o.Target = &t
+	}
+	res, err := p.surf.Wait(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return raw(res)
+}
+
+// Console reads console messages and exceptions, bounded, with a cursor.
+func (r *Runner) Console(ctx context.Context, req localapi.DiagRequest) (json.RawMessage, error) {
+	p, err := r.readablePage(ctx, req.Page)
+	if err != nil {
+		return nil, err
+	}
+	res := p.surf.Console(surface.DiagOptions{Since: req.Since, ErrorsOnly: req.ErrorsOnly})
+	if req.Clear {
+		p.surf.ClearDiagnostics()
+	}
+	return raw(res)
+}
+
+// Network reads network requests, bounded, with a cursor.
+func (r *Runner) Network(ctx context.Context, req localapi.DiagRequest) (json.RawMessage, error) {
+	p, err := r.readablePage(ctx, req.Page)
+	if err != nil {
+		return nil, err
+	}
+	res := p.surf.Network(surface.DiagOptions{Since: req.Since, ErrorsOnly: req.ErrorsOnly})
+	if req.Clear {
+		p.surf.ClearDiagnostics()
+	}
+	return raw(res)
+}
+
+// Probe performs one action and reports its effect for diagnosis.
+func (r *Runner) Probe(ctx context.Context, req localapi.ProbeRequest) (json.RawMessage, error) {
+	p, err := r.readablePage(ctx, req.Page)
+	if err != nil {
+		return nil, err
+	}
+	a := surface.ProbeAction{Kind: req.Action, Text: req.Text, Keys: req.Keys, Values: req.Values, Settle: time.Duration(req.SettleMS) * time.Millisecond}
+	if req.Target != nil {
+		t := toSurfaceTarget(*req.Target)
+		a.Target = &t
+	}
+	res, err := p.surf.Probe(ctx, a)
+	r.audit(ctx, p, "probe:"+req.Action, err)
+	if err != nil {
+		return nil, err
+	}
+	return raw(res)
+}
+
+// ClosePage closes a page webcodex opened itself; a tab of the person's is
+// never closed.
+func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (map[string]any, error) {
+	p, err := r.page(req.Page)
+	if err != nil {
+		return nil, err
+	}
+	if p.browser.mode == localapi.ModeAttached && !p.opened {
+		return nil, fsm.Refuse(fsm.WrongTargetRefused, "this tab was not opened by webcodex; it is never closed by it")
+	}
+	if _, err := cdproto.Call(ctx, p.browser.c().Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: p.target}); err != nil {
+		return nil, fmt.Errorf("runner: close page: %w", err)
+	}
+	p.browser.mu.Lock()
+	delete(p.browser.pages, p.id)
+	p.browser.mu.Unlock()
+	r.mu.Lock()
+	r.retireLocked(p.id)
+	r.mu.Unlock()
+	p.surf.Close()
+	return map[string]any{"closed": p.id}, nil
+}
