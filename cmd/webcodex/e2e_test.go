@@ -5,6 +5,7 @@ package main_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -453,4 +455,114 @@ func TestPageActionsThroughCLI(t *testing.T) {
 		t.Fatalf("audit mode %v", st.Mode().Perm())
 	}
 	e.run("close", b.ID)
+}
+
+// startUsersChrome starts "the user's Chrome": a Chromium on a disposable
+// profile with its debugging endpoint on, so nothing personal is touched.
+func startUsersChrome(t *testing.T) (*platform.Process, string) {
+	t.Helper()
+	exe, err := platform.FindChromium()
+	if err != nil {
+		t.Fatalf("Chromium is required: apt-get install -y chromium (%v)", err)
+	}
+	profile := filepath.Join(t.TempDir(), "users-profile")
+	if err := platform.EnsurePrivateDir(profile); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	proc, err := platform.Launch(ctx, platform.LaunchOptions{Exec: exe, UserDataDir: profile, Headless: true, RemoveUserDataDir: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		proc.Close(ctx, nil)
+	})
+	return proc, profile
+}
+
+func TestAttachApproveThroughTerminal(t *testing.T) {
+	e := newEnv(t)
+	srv := fixture(t)
+	proc, profile := startUsersChrome(t)
+	port, _, err := platform.ReadDevToolsActivePort(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outputs []string
+	attach := []string{"attach", "--profile-dir", profile, "--allow", srv.URL}
+	code, out, errs := e.run(append(attach, "--json")...)
+	outputs = append(outputs, out, errs)
+	if code != 3 || !strings.Contains(out, "browser_consent_required") {
+		t.Fatalf("attach without approval: exit %d %q %q", code, out, errs)
+	}
+	var ref struct{ Refusal struct{ Detail string } }
+	json.Unmarshal([]byte(out), &ref)
+	fields := strings.Fields(ref.Refusal.Detail)
+	if len(fields) < 3 {
+		t.Fatalf("no request id in %q", ref.Refusal.Detail)
+	}
+	id := strings.TrimSuffix(fields[2], ":")
+
+	// Without a terminal, approve refuses.
+	e.refused("approval_invalid", "approve", id)
+
+	// A person at a terminal: run approve under a pseudo-terminal and type the confirmation.
+	cmd := e.cmd("approve", id)
+	ptmx, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptmx.Close()
+	var screen bytes.Buffer
+	buf := make([]byte, 4096)
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(screen.String(), `Type "allow"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("approve never asked for confirmation:\n%s", screen.String())
+		}
+		ptmx.SetReadDeadline(time.Now().Add(time.Second))
+		n, _ := ptmx.Read(buf)
+		screen.Write(buf[:n])
+	}
+	if !strings.Contains(screen.String(), "chromium") || !strings.Contains(screen.String(), srv.URL) {
+		t.Fatalf("the summary does not say what would be granted:\n%s", screen.String())
+	}
+	ptmx.Write([]byte("allow\n"))
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("approve under a terminal: %v\n%s", err, screen.String())
+	}
+	outputs = append(outputs, screen.String())
+
+	var res localapi.AttachResult
+	code, out, errs = e.run(append(attach, "--json")...)
+	outputs = append(outputs, out, errs)
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || res.Browser.Mode != localapi.ModeAttached {
+		t.Fatalf("attach after approval: exit %d %q %q", code, out, errs)
+	}
+	code, out, _ = e.run("status")
+	outputs = append(outputs, out)
+	if code != 0 || !strings.Contains(out, res.Browser.ID) || !strings.Contains(out, "attached_external") {
+		t.Fatalf("status: %d %s", code, out)
+	}
+	var closed localapi.CloseResult
+	e.json(&closed, "close", res.Browser.ID)
+	if closed.Teardown != "detached" {
+		t.Fatalf("close of an attached browser = %+v", closed)
+	}
+	select {
+	case <-proc.Exited():
+		t.Fatal("closing the attachment ended the user's browser")
+	default:
+	}
+	logs, _ := os.ReadFile(filepath.Join(e.state, "runner.log"))
+	outputs = append(outputs, string(logs))
+	all := strings.Join(outputs, "\n")
+	for _, secret := range []string{fmt.Sprintf(":%d", port), "ws://", "/devtools/browser", profile} {
+		if strings.Contains(all, secret) {
+			t.Fatalf("an output or log line leaks %q:\n%s", secret, all)
+		}
+	}
 }

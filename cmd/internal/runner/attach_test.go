@@ -33,7 +33,9 @@ type usersChrome struct {
 	port    int
 }
 
-func startUsersChrome(t *testing.T) *usersChrome {
+func startUsersChrome(t *testing.T) *usersChrome { return benchUsersChrome(t) }
+
+func benchUsersChrome(t testing.TB) *usersChrome {
 	t.Helper()
 	exe, err := platform.FindChromium()
 	if err != nil {
@@ -214,7 +216,9 @@ func (h *harness) approvedAttach(r *Runner, req localapi.AttachRequest) localapi
 	return res
 }
 
-func requestID(t *testing.T, err error) string {
+func requestID(t *testing.T, err error) string { return requestIDB(t, err) }
+
+func requestIDB(t testing.TB, err error) string {
 	t.Helper()
 	ref, ok := fsm.AsRefusal(err)
 	if !ok || ref.Code != fsm.ConsentRequired {
