@@ -96,6 +96,7 @@ type diagnostics struct {
 	network  ring
 	requests map[string]int // request id -> Seq of its network entry (in flight)
 	overflow bool
+	dropBase uint64        // the session's dropped-event count at the last clear
 	changed  chan struct{} // closed and replaced when a request ends
 	logged   chan struct{} // closed and replaced when a console entry arrives
 }
@@ -320,7 +321,7 @@ func (d *diagnostics) addConsole(e DiagEntry) {
 	d.mu.Unlock()
 }
 
-func (d *diagnostics) read(r *ring, o DiagOptions, network bool) DiagRead {
+func (d *diagnostics) read(r *ring, o DiagOptions, network bool, dropped uint64) DiagRead {
 	max := o.MaxChars
 	if max <= 0 || max > DiagReadChars {
 		max = DiagReadChars
@@ -345,7 +346,7 @@ func (d *diagnostics) read(r *ring, o DiagOptions, network bool) DiagRead {
 		out.Entries = append(out.Entries, e)
 		out.Next = e.Seq
 	}
-	if r.discarded || (network && d.overflow) {
+	if r.discarded || (network && d.overflow) || dropped > d.dropBase {
 		out.Discarded = fsm.DiagnosticsDiscarded
 	}
 	if network {
@@ -366,9 +367,10 @@ func (d *diagnostics) cursor() uint64 {
 	return d.seq
 }
 
-func (d *diagnostics) clear() {
+func (d *diagnostics) clear(dropped uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.dropBase = dropped
 	d.console = ring{}
 	d.network = ring{}
 	d.overflow = false
@@ -378,11 +380,25 @@ func (d *diagnostics) clear() {
 
 // Console returns console messages, JavaScript exceptions and browser log
 // entries, bounded by opts.
-func (p *Page) Console(opts DiagOptions) DiagRead { return p.diag.read(&p.diag.console, opts, false) }
+func (p *Page) Console(opts DiagOptions) DiagRead {
+	return p.diag.read(&p.diag.console, opts, false, p.dropped())
+}
 
 // Network returns network requests, bounded by opts. InFlight counts the
 // requests still open.
-func (p *Page) Network(opts DiagOptions) DiagRead { return p.diag.read(&p.diag.network, opts, true) }
+func (p *Page) Network(opts DiagOptions) DiagRead {
+	return p.diag.read(&p.diag.network, opts, true, p.dropped())
+}
 
 // ClearDiagnostics empties both logs and resets their discarded flags.
-func (p *Page) ClearDiagnostics() { p.diag.clear() }
+func (p *Page) ClearDiagnostics() { p.diag.clear(p.dropped()) }
+
+// dropped returns how many events the transport dropped on the page
+// session (its queues are bounded), when it says; any drop makes the logs
+// incomplete.
+func (p *Page) dropped() uint64 {
+	if d, ok := p.sess.(interface{ Dropped() uint64 }); ok {
+		return d.Dropped()
+	}
+	return 0
+}

@@ -107,6 +107,7 @@ customElements.define('closed-box', class extends HTMLElement { constructor() { 
 <input type=file id=up aria-label="Upload" onchange="window.uploaded=Array.from(this.files, f => f.name + ':' + f.size)">
 <input aria-label="Short" maxlength=3 oninput="window.short=this.value">
 <div data-testid="tid" onclick="clicks.push('tid')" style="cursor:pointer">Test id box</div>
+<button onmouseenter="this.dataset.entered = 1" onclick="if (this.dataset.entered) clicks.push('entered')">Enter first</button>
 <script>window.clicks = []; window.keys = [];</script>`))
 	case "/late":
 		fmt.Fprint(w, html5("Late", `<h1>Late</h1><p id=gone>Loading…</p><button id=en disabled onclick="clicks.push('en')">Later enabled</button>

@@ -21,6 +21,7 @@
     snaps: new Map(),    // snapshot id -> Set of ids it listed
     frameKeys: new WeakMap(), // cross-origin <iframe> -> frame key set from Go
     frameEls: new Map(),      // frame key -> WeakRef of its <iframe>
+    walks: new Map(),         // snapshot id -> paused outline walk
     closed: [],          // candidate hosts of closed shadow roots of the last snapshot
     pending: null,       // element of the action in progress
   };
@@ -347,41 +348,74 @@
     return node.childNodes;
   }
 
+  // snapshot starts an outline walk and returns its first chunk: the walk
+  // pauses once the chunk holds a.budget characters (a generator), so the
+  // cost of a chunk follows its size, not the page's. more() resumes it.
+  // Chunks after the first show the page as it is when they are read.
   function snapshot(a) {
     if (a.nonce !== W.nonce) return { err: 'stale' };
     const ctx = {
-      lines: [], frames: [], closed: [], ids: new Set(), interactive: !!a.interactive,
-      prefix: a.prefix || 'e', focused: deepActive(), text: '', textDepth: 0,
-      truncated: false,
+      lines: [], chars: 0, budget: a.budget > 0 ? a.budget : Infinity, frames: [], closed: [],
+      ids: new Set(), interactive: !!a.interactive, prefix: a.prefix || 'e', focused: deepActive(),
+      text: '', textDepth: 0, truncated: false, total: 0,
     };
     W.closed = [];
-    let root = document.body || document.documentElement;
+    let start;
     if (a.scopeRef) {
       const r = byRef(a.scopeRef, a.scopeSnap);
       if (r.err) return r;
-      root = r.el;
-      visitElement(root, 0, ctx, -1);
+      start = [r.el];
     } else if (a.scopeCss) {
-      let els;
-      try { els = deepQuery(a.scopeCss); } catch (e) { return { err: 'invalid', detail: 'invalid CSS selector' }; }
-      if (!els.length) return { err: 'not_found', count: 0 };
-      for (const el of els) visitElement(el, 0, ctx, -1);
-    } else if (root) {
-      visitChildren(root, 0, ctx);
+      try { start = deepQuery(a.scopeCss); } catch (e) { return { err: 'invalid', detail: 'invalid CSS selector' }; }
+      if (!start.length) return { err: 'not_found', count: 0 };
+    }
+    const gen = walk(start, ctx);
+    W.snaps.set(a.snap, ctx.ids);
+    while (W.snaps.size > MAX_SNAPS) {
+      const old = W.snaps.keys().next().value;
+      W.snaps.delete(old);
+      W.walks.delete(old);
+    }
+    return step(a.snap, gen, ctx);
+  }
+
+  function* walk(start, ctx) {
+    if (start) {
+      for (const el of start) yield* visitElement(el, 0, ctx, -1);
+    } else {
+      const root = document.body || document.documentElement;
+      if (root) yield* visitChildren(root, 0, ctx);
     }
     flushText(ctx);
-    W.snaps.set(a.snap, ctx.ids);
-    while (W.snaps.size > MAX_SNAPS) W.snaps.delete(W.snaps.keys().next().value);
+  }
+
+  function step(snap, gen, ctx) {
+    ctx.lines = []; ctx.chars = 0; ctx.frames = []; ctx.closed = []; ctx.newIds = [];
+    W.closed = [];
+    const r = gen.next();
+    if (r.done) W.walks.delete(snap); else W.walks.set(snap, { gen, ctx });
     forgetUnreachable();
     return {
-      text: ctx.lines.join('\n'), frames: ctx.frames, closed: ctx.closed, ids: Array.from(ctx.ids), refs: ctx.ids.size,
+      text: ctx.lines.join('\n'), frames: ctx.frames, closed: ctx.closed, ids: ctx.newIds, done: !!r.done,
       truncated: ctx.truncated, url: location.href, title: document.title,
     };
   }
 
+  // more returns the next chunk of a paused walk.
+  function more(a) {
+    if (a.nonce !== W.nonce) return { err: 'stale' };
+    const w = W.walks.get(a.snap);
+    if (!w) return { err: 'stale', detail: 'snapshot walk expired' };
+    w.ctx.budget = a.budget > 0 ? a.budget : Infinity;
+    return step(a.snap, w.gen, w.ctx);
+  }
+
   function push(ctx, depth, s) {
-    if (ctx.lines.length >= MAX_LINES) { ctx.truncated = true; return false; }
-    ctx.lines.push((depth < 64 ? INDENT[depth] : '  '.repeat(depth) + '- ') + s);
+    if (ctx.total >= MAX_LINES) { ctx.truncated = true; return false; }
+    const l = (depth < 64 ? INDENT[depth] : '  '.repeat(depth) + '- ') + s;
+    ctx.lines.push(l);
+    ctx.chars += l.length + 1;
+    ctx.total++;
     return true;
   }
 
@@ -393,7 +427,7 @@
     }
   }
 
-  function visitChildren(node, depth, ctx) {
+  function* visitChildren(node, depth, ctx) {
     const kids = composedChildren(node);
     // Element indexes are those of the real parent, except for nodes
     // assigned to a slot (their parent is elsewhere).
@@ -408,13 +442,13 @@
           ctx.text += ' ' + c.data;
         }
       } else if (c.nodeType === 1) {
-        visitElement(c, depth, ctx, own ? ei : -1);
+        yield* visitElement(c, depth, ctx, own ? ei : -1);
         ei++;
       }
     }
   }
 
-  function visitElement(el, depth, ctx, index) {
+  function* visitElement(el, depth, ctx, index) {
     const tag = el.localName;
     if (SKIP.has(tag)) return;
     if (el.getAttribute('aria-hidden') === 'true') return;
@@ -422,7 +456,7 @@
     if (!selfVisible && !el.checkVisibility()) return;
     const role = roleOf(el);
     if (BLOCK.has(tag)) flushText(ctx);
-    if (role === 'iframe') { flushText(ctx); visitFrame(el, depth, ctx, selfVisible); return; }
+    if (role === 'iframe') { flushText(ctx); yield* visitFrame(el, depth, ctx, selfVisible); return; }
     if (tag === 'label' && !ctx.interactive) {
       // The control carries the label as its name: the label's own text
       // would say it twice.
@@ -431,7 +465,7 @@
       if (c && el.contains(c)) {
         const saved = ctx.interactive;
         ctx.interactive = true;
-        visitChildren(el, depth, ctx);
+        yield* visitChildren(el, depth, ctx);
         ctx.interactive = saved;
         return;
       }
@@ -449,10 +483,11 @@
       if (st.length) line += ' [' + st.join(', ') + ']';
       if (act) {
         const id = refFor(el, role || 'generic', name, index);
-        ctx.ids.add(id);
+        if (!ctx.ids.has(id)) { ctx.ids.add(id); ctx.newIds.push(id); }
         line += ' [' + ctx.prefix + id + ']';
       }
       if (!push(ctx, depth, line)) return;
+      if (ctx.chars >= ctx.budget) yield;
       childDepth = depth + 1;
       nameCoversText = !!name && (CONTENT_NAME.has(role) || (act && !role));
     }
@@ -466,15 +501,15 @@
       const saved = ctx.interactive;
       // The name already says the text: visit children for controls only.
       ctx.interactive = true;
-      visitChildren(el, childDepth, ctx);
+      yield* visitChildren(el, childDepth, ctx);
       ctx.interactive = saved;
     } else {
-      visitChildren(el, childDepth, ctx);
+      yield* visitChildren(el, childDepth, ctx);
     }
     if (BLOCK.has(tag)) flushText(ctx);
   }
 
-  function visitFrame(el, depth, ctx, selfVisible) {
+  function* visitFrame(el, depth, ctx, selfVisible) {
     if (!selfVisible) return;
     const name = nameOf(el, 'iframe');
     let doc = null;
@@ -482,7 +517,7 @@
     if (doc && doc.documentElement) {
       push(ctx, depth, 'iframe' + (name ? ' ' + quote(name) : ''));
       const body = doc.body || doc.documentElement;
-      visitChildren(body, depth + 1, ctx);
+      yield* visitChildren(body, depth + 1, ctx);
       flushText(ctx);
       return;
     }
@@ -1066,7 +1101,7 @@
   }
 
   return {
-    snapshot, closedHosts, tagFrame, frameBox, prepare, pendingElement, readBack, readChecked, scroll,
+    snapshot, more, closedHosts, tagFrame, frameBox, prepare, pendingElement, readBack, readChecked, scroll,
     identity, read, wait, settle,
   };
 })

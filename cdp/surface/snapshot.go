@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -67,11 +68,12 @@ type Snapshot struct {
 	Incremental bool `json:"incremental,omitempty"`
 	// Unchanged reports that nothing changed since SnapshotOptions.Since.
 	Unchanged bool `json:"unchanged,omitempty"`
-	// Refs is how many actionable nodes the whole outline names.
-	Refs int `json:"refs"`
-	// Lines and Chars measure the whole outline.
-	Lines int `json:"lines"`
-	Chars int `json:"chars"`
+	// Refs, Lines and Chars measure the outline read so far, which is the
+	// whole outline when Complete.
+	Refs     int  `json:"refs"`
+	Lines    int  `json:"lines"`
+	Chars    int  `json:"chars"`
+	Complete bool `json:"complete"`
 	// Document is an opaque id of the main document the snapshot saw.
 	Document string `json:"document"`
 }
@@ -82,12 +84,20 @@ type Snapshot struct {
 type snapRecord struct {
 	id     string
 	gen    uint64
-	worlds map[string]*world       // ref prefix ("e", "f1e") -> world
-	refs   map[string]map[int]bool // ref prefix -> ids
-	lines  []string                // the whole outline
+	root   *world // the world the walk runs in
+	prefix string // its ref prefix
+
+	// mu guards the fields that follow: the outline read so far and its
+	// ref table.
+	mu       sync.Mutex
+	worlds   map[string]*world       // ref prefix ("e", "f1e") -> world
+	refs     map[string]map[int]bool // ref prefix -> ids
+	lines    []string
+	complete bool // the page walk has ended
 }
 
 type pageSnap struct {
+	Done   bool     `json:"done"`
 	Text   string   `json:"text"`
 	Lines  []string `json:"-"`
 	Frames []struct {
@@ -190,7 +200,9 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 			if err != nil {
 				return nil, err
 			}
+			r.mu.Lock()
 			scopeWorld = r.worlds[prefix]
+			r.mu.Unlock()
 			if scopeWorld == nil {
 				return nil, fsm.Refuse(fsm.BindingStale, "ref not in that snapshot")
 			}
@@ -200,6 +212,11 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 		default:
 			return nil, fsm.Refuse(fsm.InvalidArgument, "a snapshot scope is a ref or a CSS selector")
 		}
+	}
+	if prev != nil {
+		arg["budget"] = 0 // a diff needs the whole outline
+	} else {
+		arg["budget"] = budget
 	}
 	var rec *snapRecord
 	var ps *pageSnap
@@ -214,36 +231,63 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 		return nil, p.readErr(ctx, err)
 	}
 	p.keep(rec)
-	out := &Snapshot{ID: rec.id, URL: ps.URL, Title: ps.Title, Refs: countRefs(rec), Lines: len(rec.lines), Document: rec.worlds["e"].doc}
-	for _, l := range rec.lines {
-		out.Chars += len(l) + 1
-	}
+	out := &Snapshot{ID: rec.id, URL: ps.URL, Title: ps.Title, Document: rec.root.doc}
 	if prev != nil {
-		if equalLines(prev.lines, rec.lines) {
-			out.Unchanged, out.Incremental, out.Text = true, true, "unchanged"
-			return out, nil
+		prev.mu.Lock()
+		base, baseDone := prev.lines, prev.complete
+		prev.mu.Unlock()
+		if baseDone {
+			rec.measure(out)
+			if equalLines(base, rec.lines) {
+				out.Unchanged, out.Incremental, out.Text = true, true, "unchanged"
+				return out, nil
+			}
+			if d, ok := diffLines(base, rec.lines); ok {
+				out.Incremental = true
+				text, more := chunk(d, 0, budget, "", true)
+				out.Text = text
+				out.Truncated = more >= 0
+				return out, nil
+			}
 		}
-		if d, ok := diffLines(prev.lines, rec.lines); ok {
-			out.Incremental = true
-			text, more := chunk(d, 0, budget, "")
-			out.Text = text
-			out.Truncated = more >= 0
-			return out, nil
-		}
+		// An incomplete baseline cannot be compared: the whole outline
+		// follows.
 	}
-	text, next := chunk(rec.lines, 0, budget, rec.id)
-	out.Text = text
-	if next >= 0 {
-		out.Truncated = true
-		out.Cursor = fmt.Sprintf("%s:%d", rec.id, next)
-	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	rec.fill(out, 0, budget)
 	return out, nil
 }
 
-// SnapshotNext returns the chunk of a snapshot that a cursor points to,
-// without looking at the page again; refs in it belong to the original
-// snapshot id.
-func (p *Page) SnapshotNext(cursor string, maxChars int) (*Snapshot, error) {
+// measure fills the totals of the outline read so far. The caller holds
+// r.mu or owns r.
+func (r *snapRecord) measure(out *Snapshot) {
+	out.Refs, out.Lines, out.Chars, out.Complete = countRefs(r), len(r.lines), 0, r.complete
+	for _, l := range r.lines {
+		out.Chars += len(l) + 1
+	}
+}
+
+// fill puts the chunk at line off into out. The caller holds r.mu.
+func (r *snapRecord) fill(out *Snapshot, off, budget int) {
+	r.measure(out)
+	text, next := chunk(r.lines[off:], 0, budget, r.id, r.complete)
+	out.Text = text
+	if next >= 0 {
+		out.Truncated = true
+		out.Cursor = fmt.Sprintf("%s:%d", r.id, off+next)
+	}
+}
+
+// SnapshotNext returns the chunk of a snapshot that a cursor points to.
+// Lines already read come from memory; further ones resume the paused walk
+// in the page, which must still hold the same document (else
+// browser_binding_stale). Refs in the chunk belong to the original snapshot
+// id.
+func (p *Page) SnapshotNext(ctx context.Context, cursor string, maxChars int) (*Snapshot, error) {
+	if err := p.live(); err != nil {
+		return nil, err
+	}
 	i := strings.LastIndexByte(cursor, ':')
 	if i < 0 {
 		return nil, fsm.Refuse(fsm.InvalidArgument, "malformed cursor")
@@ -256,26 +300,39 @@ func (p *Page) SnapshotNext(cursor string, maxChars int) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if off > len(rec.lines) {
-		return nil, fsm.Refuse(fsm.InvalidArgument, "cursor past the end")
-	}
 	if maxChars <= 0 {
 		maxChars = DefaultSnapshotChars
 	}
 	if maxChars > MaxSnapshotChars {
 		maxChars = MaxSnapshotChars
 	}
-	out := &Snapshot{ID: rec.id, Refs: countRefs(rec), Lines: len(rec.lines), Document: rec.worlds["e"].doc}
-	for _, l := range rec.lines {
-		out.Chars += len(l) + 1
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if off > len(rec.lines) {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "cursor past the end")
 	}
-	text, next := chunk(rec.lines, off, maxChars, rec.id)
-	out.Text = text
-	if next >= 0 {
-		out.Truncated = true
-		out.Cursor = fmt.Sprintf("%s:%d", rec.id, next)
+	for !rec.complete && charsFrom(rec.lines, off) < maxChars {
+		lines, ps, err := p.frameChunk(ctx, rec.root, rec.prefix, "more", map[string]any{"snap": rec.id, "budget": maxChars}, rec, 0)
+		if err != nil {
+			if errors.Is(err, errWorldGone) {
+				return nil, fsm.Refuse(fsm.BindingStale, "the snapshot's document was replaced; take a new snapshot").WithCause(err)
+			}
+			return nil, p.readErr(ctx, err)
+		}
+		rec.lines = append(rec.lines, lines...)
+		rec.complete = ps.Done
 	}
+	out := &Snapshot{ID: rec.id, Document: rec.root.doc}
+	rec.fill(out, off, maxChars)
 	return out, nil
+}
+
+func charsFrom(lines []string, off int) int {
+	n := 0
+	for _, l := range lines[off:] {
+		n += len(l) + 1
+	}
+	return n
 }
 
 func countRefs(r *snapRecord) int {
@@ -288,7 +345,7 @@ func countRefs(r *snapRecord) int {
 
 // chunk joins lines from off within budget characters. It returns the text
 // and the offset of the first line left out, or -1 when none was.
-func chunk(lines []string, off, budget int, snapID string) (string, int) {
+func chunk(lines []string, off, budget int, snapID string, complete bool) (string, int) {
 	var b strings.Builder
 	const reserve = 160 // room for the marker line
 	i := off
@@ -304,15 +361,22 @@ func chunk(lines []string, off, budget int, snapID string) (string, int) {
 		b.WriteByte('\n')
 	}
 	if i >= len(lines) {
-		return b.String(), -1
+		if complete {
+			return b.String(), -1
+		}
+		fmt.Fprintf(&b, "… more follows; continue with cursor %s:%d\n", snapID, i)
+		return b.String(), i
 	}
 	rest := 0
 	for _, l := range lines[i:] {
 		rest += len(l) + 1
 	}
-	if snapID != "" {
+	switch {
+	case snapID != "" && !complete:
+		fmt.Fprintf(&b, "… truncated: %d more lines read so far, and more follows; continue with cursor %s:%d\n", len(lines)-i, snapID, i)
+	case snapID != "":
 		fmt.Fprintf(&b, "… truncated: %d more lines (%d chars); continue with cursor %s:%d\n", len(lines)-i, rest, snapID, i)
-	} else {
+	default:
 		fmt.Fprintf(&b, "… truncated: %d more lines (%d chars); take a full snapshot to see them\n", len(lines)-i, rest)
 	}
 	return b.String(), i
@@ -326,19 +390,15 @@ func (p *Page) snapshotOnce(ctx context.Context, arg map[string]any, scopeWorld 
 			return nil, nil, err
 		}
 	}
-	rec := &snapRecord{id: p.newSnapID(), gen: p.opts.Generation, worlds: map[string]*world{}, refs: map[string]map[int]bool{}}
-	prefix := "e"
-	if w.frame != p.main {
-		prefix = p.frameKey(w.frame) + "e"
+	rec := &snapRecord{id: p.newSnapID(), gen: p.opts.Generation, worlds: map[string]*world{}, refs: map[string]map[int]bool{}, root: w, prefix: "e"}
+	if w.frame != p.main || w.sess != p.sess {
+		rec.prefix = p.frameKey(w.frame) + "e"
 	}
-	lines, ps, err := p.snapshotFrame(ctx, w, prefix, arg, rec, 0)
+	lines, ps, err := p.frameChunk(ctx, w, rec.prefix, "snapshot", arg, rec, 0)
 	if err != nil {
 		return nil, nil, err
 	}
-	rec.lines = lines
-	if rec.worlds["e"] == nil {
-		rec.worlds["e"] = w
-	}
+	rec.lines, rec.complete = lines, ps.Done
 	return rec, ps, nil
 }
 
@@ -365,9 +425,10 @@ func (p *Page) frameByKey(key string) (cdproto.FrameID, bool) {
 	return "", false
 }
 
-// snapshotFrame snapshots one frame document, then the cross-origin frames
-// it embeds, and returns its lines with theirs spliced in.
-func (p *Page) snapshotFrame(ctx context.Context, w *world, prefix string, arg map[string]any, rec *snapRecord, depth int) ([]string, *pageSnap, error) {
+// frameChunk runs fn (snapshot or more) in world w for one chunk of its
+// outline, then snapshots whole the cross-origin frames the chunk names and
+// splices their lines in after their frame lines.
+func (p *Page) frameChunk(ctx context.Context, w *world, prefix, fn string, arg map[string]any, rec *snapRecord, depth int) ([]string, *pageSnap, error) {
 	children := p.tagChildFrames(ctx, w)
 	a := map[string]any{}
 	for k, v := range arg {
@@ -375,7 +436,7 @@ func (p *Page) snapshotFrame(ctx context.Context, w *world, prefix string, arg m
 	}
 	a["nonce"], a["snap"], a["prefix"] = w.nonce, rec.id, prefix
 	var ps pageSnap
-	if err := p.call(ctx, w, "snapshot", a, false, &ps); err != nil {
+	if err := p.call(ctx, w, fn, a, false, &ps); err != nil {
 		return nil, nil, err
 	}
 	if ps.Err != "" {
@@ -386,11 +447,14 @@ func (p *Page) snapshotFrame(ctx context.Context, w *world, prefix string, arg m
 	}
 	ps.Text = ""
 	rec.worlds[prefix] = w
-	ids := map[int]bool{}
+	ids := rec.refs[prefix]
+	if ids == nil {
+		ids = map[int]bool{}
+		rec.refs[prefix] = ids
+	}
 	for _, id := range ps.IDs {
 		ids[id] = true
 	}
-	rec.refs[prefix] = ids
 	type insert struct {
 		after int
 		lines []string
@@ -419,7 +483,7 @@ func (p *Page) snapshotFrame(ctx context.Context, w *world, prefix string, arg m
 		cw, err := p.frameWorld(ctx, fid)
 		var sub []string
 		if err == nil {
-			sub, _, err = p.snapshotFrame(ctx, cw, f.Key+"e", map[string]any{"interactive": arg["interactive"]}, rec, depth+1)
+			sub, _, err = p.frameChunk(ctx, cw, f.Key+"e", "snapshot", map[string]any{"interactive": arg["interactive"], "budget": 0}, rec, depth+1)
 		}
 		if err != nil {
 			if ctx.Err() != nil || p.isGone() {

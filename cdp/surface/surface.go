@@ -158,6 +158,7 @@ func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error)
 		loadCh:    make(chan struct{}),
 	}
 	p.diag.init()
+	p.diag.dropBase = p.dropped()
 	evctx, stop := context.WithCancel(context.Background())
 	p.stop = stop
 	subs := p.subscribe(sess)

@@ -116,8 +116,10 @@ func (p *Page) bind(ctx context.Context, t Target) (*binding, error) {
 		if err != nil {
 			return nil, err
 		}
-		w := rec.worlds[prefix]
-		if w == nil || !rec.refs[prefix][n] {
+		rec.mu.Lock()
+		w, known := rec.worlds[prefix], rec.refs[prefix][n]
+		rec.mu.Unlock()
+		if w == nil || !known {
 			return nil, fsm.Refusef(fsm.BindingStale, "ref %s is not in snapshot %s", t.Ref, t.SnapshotID)
 		}
 		pt.Ref, pt.Snap = t.Ref, t.SnapshotID
