@@ -78,7 +78,7 @@ func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
 		}
 		e.addr = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 	}
-	pid, err := platform.ListenerOwner(e.addr)
+	pid, err := listenerOwner(e.addr)
 	if err != nil {
 		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "no single browser process owns the endpoint").WithCause(err)
 	}
@@ -115,9 +115,30 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && ra == rb
 }
 
+// ownerTries bounds the re-reads of a listener's owner while it is
+// transiently unclear: a browser forking a child can, for an instant, show
+// the listening socket in two processes, or in none while /proc changes.
+const ownerTries = 5
+
+// listenerOwner is platform.ListenerOwner with a bounded retry of those
+// transient answers; a listener owned by another process is never retried
+// into a match.
+func listenerOwner(addr netip.AddrPort) (int, error) {
+	var err error
+	for i := 0; i < ownerTries; i++ {
+		var pid int
+		pid, err = platform.ListenerOwner(addr)
+		if err == nil || !(errors.Is(err, platform.ErrListenerShared) || errors.Is(err, platform.ErrListenerHidden)) {
+			return pid, err
+		}
+		time.Sleep(50 * time.Millisecond) // /proc has no change notification
+	}
+	return 0, err
+}
+
 // reprove checks the endpoint is still owned by the same process.
 func (e endpoint) reprove() bool {
-	pid, err := platform.ListenerOwner(e.addr)
+	pid, err := listenerOwner(e.addr)
 	if err != nil || pid != e.fp.PID {
 		return false
 	}

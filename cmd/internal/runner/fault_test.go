@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// journal counts every effect the page reports to its server, by kind.
+type journal struct {
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (j *journal) add(kind string) { j.mu.Lock(); j.counts[kind]++; j.mu.Unlock() }
+func (j *journal) get(kind string) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.counts[kind]
+}
+
+// The page reports each effect synchronously the moment it happens, then
+// keeps the renderer busy so the CDP acknowledgement is still in flight
+// when the test cuts the socket.
+const journalPage = `<!doctype html><title>journal</title>
+<script>
+function effect(kind) {
+  const x = new XMLHttpRequest(); x.open("POST", "/effect?kind=" + kind, false); x.send(); // recorded before we go on
+  const t = Date.now(); while (Date.now() - t < 700) {}
+}
+</script>
+<button id=b onclick="effect('click')">Do it</button>
+<label>Note <input id=n oninput="effect('type')"></label>`
+
+func journalServer(t *testing.T) (*httptest.Server, *journal) {
+	j := &journal{counts: map[string]int{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, journalPage) })
+	mux.HandleFunc("/effect", func(w http.ResponseWriter, r *http.Request) { j.add(r.URL.Query().Get("kind")) })
+	mux.HandleFunc("/nav", func(w http.ResponseWriter, r *http.Request) {
+		j.add("navigate")
+		fmt.Fprint(w, `<!doctype html><title>nav</title><p>navigated</p>`)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv, j
+}
+
+// TestCutSocketDuringEffects cuts the one socket before, during and after a
+// click, a type and a navigation: every effect lands at most once, a lost
+// acknowledgement is outcome_unknown, the reconnect yields a new generation
+// and old page handles are refused.
+func TestCutSocketDuringEffects(t *testing.T) {
+	h := newHarness(t)
+	u := startUsersChrome(t)
+	srv, j := journalServer(t)
+	u.openTab(t, srv.URL+"/")
+	ctx := context.Background()
+	res := h.approvedAttach(h.r, localapi.AttachRequest{ProfileDir: u.profile, Allow: []string{srv.URL}})
+	b, _ := h.r.browser(res.Browser.ID)
+	page := pageByURL(t, res.Browser.Pages, srv.URL+"/")
+
+	waitGen := func(g uint64) {
+		eventuallyT(t, 20*time.Second, fmt.Sprintf("reconnected to generation %d", g), func() bool {
+			return uint64(b.gens.Current()) == g && b.att.State() == "ready"
+		})
+	}
+	fresh := func() string {
+		pages, err := h.r.Pages(ctx, localapi.BrowserRequest{Browser: b.id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pageByURL(t, pages, srv.URL+"/")
+	}
+
+	for i, action := range []localapi.ActRequest{
+		{Action: "click", Target: &localapi.Target{Role: "button", Name: "Do it"}},
+		{Action: "type", Target: &localapi.Target{Label: "Note"}, Text: "x"},
+	} {
+		kind := action.Action
+		// During: cut while the renderer is still handling the effect.
+		action.Page = page
+		done := make(chan error, 1)
+		go func() { _, err := h.r.Act(ctx, action); done <- err }()
+		eventuallyT(t, 10*time.Second, kind+" reached the page", func() bool {
+			select {
+			case err := <-done:
+				t.Fatalf("%s returned before the cut: %v", kind, err)
+			default:
+			}
+			return j.get(kind) == 1
+		})
+		h.dial.cut()
+		err := <-done
+		if !fsm.IsCode(err, fsm.OutcomeUnknown) {
+			t.Fatalf("%s with its ack lost = %v, want %s", kind, err, fsm.OutcomeUnknown)
+		}
+		gen := uint64(2 + 2*i)
+		waitGen(gen)
+		if _, err := h.r.Act(ctx, action); !fsm.IsCode(err, fsm.BindingStale) {
+			t.Fatalf("%s on the old page handle = %v, want %s", kind, err, fsm.BindingStale)
+		}
+		if n := j.get(kind); n != 1 {
+			t.Fatalf("%s landed %d times, want exactly once (never replayed)", kind, n)
+		}
+		// Before: cut first; the action on the lost connection is refused or
+		// fails, and never lands.
+		page = fresh()
+		h.dial.cut()
+		action.Page = page
+		if _, err := h.r.Act(ctx, action); err == nil {
+			t.Fatalf("%s on a cut connection succeeded", kind)
+		}
+		waitGen(gen + 1)
+		if n := j.get(kind); n != 1 {
+			t.Fatalf("%s after a cut landed %d times in all, want 1", kind, n)
+		}
+		page = fresh()
+	}
+	// After: a navigation whose ack arrived, then the cut: it landed once.
+	if _, err := h.r.Goto(ctx, localapi.GotoRequest{Page: page, URL: srv.URL + "/nav"}); err != nil {
+		t.Fatal(err)
+	}
+	h.dial.cut()
+	waitGen(uint64(b.gens.Current()) + 1)
+	if n := j.get("navigate"); n != 1 {
+		t.Fatalf("navigation landed %d times, want 1", n)
+	}
+}
