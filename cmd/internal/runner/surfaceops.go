@@ -45,7 +45,7 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (js
 		return nil, err
 	}
 	if req.Cursor != "" {
-		s, err := p.surf.SnapshotNext(req.Cursor, req.MaxChars)
+		s, err := p.surf.SnapshotNext(ctx, req.Cursor, req.MaxChars)
 		if err != nil {
 			return nil, err
 		}
