@@ -566,3 +566,38 @@ func TestAttachApproveThroughTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestRunnerSIGTERMClosesOwnedBrowsers: SIGTERM makes the Runner close its
+// owned browsers cleanly before exiting; a second Runner refuses to start
+// while the first answers.
+func TestRunnerSIGTERMClosesOwnedBrowsers(t *testing.T) {
+	e := newEnv(t)
+	serve := e.cmd("serve")
+	var logs bytes.Buffer
+	serve.Stderr = &logs
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "runner answers", func() bool {
+		code, _, _ := e.run("status")
+		return code == 0
+	})
+	code, _, errs := e.run("serve")
+	if code == 0 || !strings.Contains(errs, "already running") {
+		t.Fatalf("a second Runner: exit %d %q, want a refusal to start", code, errs)
+	}
+	var b localapi.BrowserInfo
+	e.json(&b, "launch")
+	recs := e.records()
+	if len(recs) != 1 {
+		t.Fatalf("records %+v", recs)
+	}
+	serve.Process.Signal(syscall.SIGTERM)
+	if err := serve.Wait(); err != nil {
+		t.Fatalf("runner exit after SIGTERM: %v\n%s", err, logs.String())
+	}
+	if !platform.GroupAlive(recs[0].PGID) && len(e.records()) == 0 && strings.Contains(logs.String(), "closed") {
+		return // closed by Browser.close before the Runner exited, record cleared
+	}
+	t.Fatalf("after SIGTERM: group alive %v, records %d, log:\n%s", platform.GroupAlive(recs[0].PGID), len(e.records()), logs.String())
+}
