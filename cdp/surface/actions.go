@@ -198,7 +198,9 @@ func (p *Page) dispatch(ctx context.Context, fn func(ctx context.Context) error)
 	dch := p.dialogCh
 	p.mu.Unlock()
 	done := make(chan error, 1)
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), dispatchTimeout)
+	// The commands outlive the caller when a dialog holds them, but not the
+	// Page.
+	dctx, cancel := context.WithTimeout(p.life, dispatchTimeout)
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()

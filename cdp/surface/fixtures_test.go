@@ -87,7 +87,8 @@ customElements.define('closed-box', class extends HTMLElement { constructor() { 
 		fmt.Fprintf(w, html5("Frames", `<h1>Frames</h1>
 <iframe title="Same frame" src="/inner" width=400 height=150></iframe>
 <iframe title="Other frame" src="%s" width=400 height=150></iframe>
-<script>window.crossClicks = 0; addEventListener('message', e => { if (e.data === 'clicked') window.crossClicks++; if (typeof e.data === 'object' && e.data.typed != null) window.crossTyped = e.data.typed; });</script>`), s.otherURL("/xframe"))
+<iframe title="Port frame" src="%s" width=400 height=150></iframe>
+<script>window.crossClicks = 0; addEventListener('message', e => { if (e.data === 'clicked') window.crossClicks++; if (typeof e.data === 'object' && e.data.typed != null) { window.crossTyped = e.data.typed; window.crossFrom = e.data.from; } });</script>`), s.otherURL("/xframe"), s.other.URL+"/xframe")
 	case "/inner":
 		fmt.Fprint(w, html5("Inner", `<p>Inner text</p><button onclick="parent.innerClicks=(parent.innerClicks||0)+1">Inner button</button>
 <input aria-label="Inner field" oninput="parent.innerValue=this.value">`))
@@ -147,6 +148,8 @@ window.replaceOther = () => { const b = document.createElement('button'); b.text
 	case "/busy":
 		fmt.Fprint(w, html5("Busy", `<button onclick="const t = Date.now(); while (Date.now() - t < 1500) {} window.busyClicks = (window.busyClicks||0) + 1">Busy</button>
 <input aria-label="Leaves" oninput="location.href = '/done?q=left'">`))
+	case "/alert-on-load":
+		fmt.Fprint(w, html5("Alerting", `<p>before</p><script>alert('loaded?')</script><p>after</p>`))
 	case "/scroll":
 		fmt.Fprint(w, html5("Scroll", `<div style="height:3000px">tall</div><p id=end>End</p>`))
 	case "/slow":
@@ -169,7 +172,7 @@ func (s *site) serveOther(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/xframe":
 		fmt.Fprint(w, html5("Cross", `<p>Cross-site content</p><button onclick="parent.postMessage('clicked', '*')">Cross button</button>
-<input aria-label="Cross field" oninput="parent.postMessage({typed: this.value}, '*')">`))
+<input aria-label="Cross field" oninput="parent.postMessage({typed: this.value, from: location.hostname}, '*')">`))
 	default:
 		http.NotFound(w, r)
 	}

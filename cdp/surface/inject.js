@@ -543,6 +543,19 @@
     return false;
   }
 
+  // frameOrder lists the keys of tagged frames in document order.
+  function frameOrder(a) {
+    if (a.nonce !== W.nonce) return { err: 'stale' };
+    const keys = [];
+    for (const el of deepQuery('iframe,frame')) {
+      const k = W.frameKeys.get(el);
+      let d = null;
+      try { d = el.contentDocument; } catch (e) { d = null; }
+      if (k && !d) keys.push(k); // same-origin frames are searched inline
+    }
+    return { keys };
+  }
+
   // frameBox scrolls the <iframe> of a frame key into view and returns the
   // offset of its content box in this world's top viewport.
   function frameBox(a) {
@@ -746,6 +759,15 @@
     }
     if (vis.length > 1) return { err: 'ambiguous', count: els.length, visible: vis.length };
     return { el: vis[0], rebound: false };
+  }
+
+  // count reports how many elements match a semantic target, and how many
+  // of them are visible, without touching any.
+  function count(a) {
+    if (a.nonce !== W.nonce) return { err: 'stale' };
+    const els = find(a.target);
+    if (els.err) return els;
+    return { count: els.length, visible: els.filter(visible).length };
   }
 
   function describe(el) {
@@ -1101,7 +1123,7 @@
   }
 
   return {
-    snapshot, more, closedHosts, tagFrame, frameBox, prepare, pendingElement, readBack, readChecked, scroll,
-    identity, read, wait, settle,
+    snapshot, more, closedHosts, tagFrame, frameOrder, frameBox, prepare, pendingElement, readBack, readChecked, scroll,
+    identity, read, wait, settle, count,
   };
 })

@@ -37,6 +37,10 @@ type NavResult struct {
 	Status int64 `json:"status,omitempty"`
 	// SameDocument reports a fragment or history-API navigation.
 	SameDocument bool `json:"sameDocument,omitempty"`
+	// Dialog is set when the new document opened a JavaScript dialog before
+	// its load event; the identity fields are then empty until it is
+	// handled.
+	Dialog *Dialog `json:"dialog,omitempty"`
 }
 
 // Navigate loads url in the main frame. The load listener is armed before
@@ -55,6 +59,9 @@ func (p *Page) Navigate(ctx context.Context, url string) (*NavResult, error) {
 	}
 	lc, stop := p.sess.Subscribe("Page.lifecycleEvent")
 	defer stop()
+	p.mu.Lock()
+	dch := p.dialogCh
+	p.mu.Unlock()
 	res, err := cdproto.Call(ctx, p.sess, page.Navigate, page.NavigateParams{URL: url})
 	if err != nil {
 		if isProtocolError(err) {
@@ -78,8 +85,12 @@ func (p *Page) Navigate(ctx context.Context, url string) (*NavResult, error) {
 			wctx, cancel = context.WithDeadline(ctx, dl.Add(-readReserve))
 			defer cancel()
 		}
-		out.Loaded = waitLifecycle(wctx, lc, res.FrameID, res.LoaderID, "load")
+		out.Loaded = waitLifecycle(wctx, lc, dch, res.FrameID, res.LoaderID, "load")
 		out.Status = p.documentStatus(string(res.LoaderID))
+		if d := p.Dialog(); d != nil {
+			out.Dialog = d
+			return out, nil
+		}
 	}
 	id, err := p.Identity(ctx)
 	if err != nil {
@@ -89,10 +100,13 @@ func (p *Page) Navigate(ctx context.Context, url string) (*NavResult, error) {
 	return out, nil
 }
 
-// waitLifecycle waits for the lifecycle event name of loader in frame.
-func waitLifecycle(ctx context.Context, ch <-chan jsonv2.Value, frame cdproto.FrameID, loader cdproto.LoaderID, name string) bool {
+// waitLifecycle waits for the lifecycle event name of loader in frame, or
+// until a JavaScript dialog opens (which blocks the load).
+func waitLifecycle(ctx context.Context, ch <-chan jsonv2.Value, dialog <-chan struct{}, frame cdproto.FrameID, loader cdproto.LoaderID, name string) bool {
 	for {
 		select {
+		case <-dialog:
+			return false
 		case raw, ok := <-ch:
 			if !ok {
 				return false

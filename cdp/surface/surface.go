@@ -80,6 +80,7 @@ type Page struct {
 
 	gone     chan struct{} // closed when the page session ends
 	goneOnce sync.Once
+	life     context.Context // ends with Close; bounds background work
 	stop     context.CancelFunc
 	wg       sync.WaitGroup
 	closed   atomic.Bool
@@ -160,7 +161,7 @@ func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error)
 	p.diag.init()
 	p.diag.dropBase = p.dropped()
 	evctx, stop := context.WithCancel(context.Background())
-	p.stop = stop
+	p.life, p.stop = evctx, stop
 	subs := p.subscribe(sess)
 	// The main frame id (the target id, fixed for the page's life) is read
 	// before the event goroutine starts, which reads it.

@@ -1,7 +1,10 @@
 package surface
 
 import (
+	"bytes"
 	"context"
+	"image"
+	"image/png"
 	"errors"
 	"net"
 	"path/filepath"
@@ -128,8 +131,13 @@ func TestFrames(t *testing.T) {
 	}
 	must(p.Click(ctx, Target{Ref: cross, SnapshotID: s.ID}))(t)
 	must(p.Fill(ctx, Target{Ref: refOf(t, s, `textbox "Cross field"`), SnapshotID: s.ID}, "cross site"))(t)
-	// A semantic target found only in the cross-site frame.
-	must(p.Click(ctx, Target{Role: "button", Name: "Cross button"}))(t)
+	// A semantic target found only in cross-origin frames: two of them
+	// (cross-site, and same-site on another port, which stays in this
+	// process and is reached through an isolated world of the page
+	// session). The index counts visible matches across them in order.
+	_, err := p.Click(ctx, Target{Role: "button", Name: "Cross button"})
+	wantCode(t, err, fsm.ElementAmbiguous)
+	must(p.Click(ctx, Target{Role: "button", Name: "Cross button", Index: idx(0)}))(t)
 
 	var inner int
 	js(t, p, "window.innerClicks", &inner)
@@ -149,8 +157,15 @@ func TestFrames(t *testing.T) {
 		}
 		must(p.Wait(ctx, WaitOptions{Condition: "load", Timeout: 50 * time.Millisecond}))(t)
 	}
-	if crossClicks != 2 || jsString(t, p, "window.crossTyped") != "cross site" {
+	if crossClicks != 2 || jsString(t, p, "window.crossTyped") != "cross site" || jsString(t, p, "window.crossFrom") != "localhost" {
 		t.Fatalf("cross-site frame state: clicks %d typed %q", crossClicks, jsString(t, p, "window.crossTyped"))
+	}
+	must(p.Fill(ctx, Target{Label: "Cross field", Index: idx(1)}, "port frame"))(t)
+	for deadline := time.Now().Add(5 * time.Second); jsString(t, p, "window.crossTyped") != "port frame" && time.Now().Before(deadline); {
+		must(p.Wait(ctx, WaitOptions{Condition: "load", Timeout: 50 * time.Millisecond}))(t)
+	}
+	if jsString(t, p, "window.crossFrom") != "127.0.0.1" {
+		t.Fatalf("index 1 typed into the frame of %q", jsString(t, p, "window.crossFrom"))
 	}
 }
 
@@ -604,6 +619,52 @@ func TestDialogs(t *testing.T) {
 		t.Fatal("dismissed confirm returned true")
 	}
 	wantCode(t, p.HandleDialog(ctx, true, ""), fsm.NotFound)
+
+	// A dialog the new document opens while loading ends the navigation's
+	// wait instead of hanging it.
+	n := must(p.Navigate(ctx, fixtures(t).url("/alert-on-load")))(t)
+	if n.Dialog == nil || n.Dialog.Message != "loaded?" || n.Loaded {
+		t.Fatalf("navigate into an alert: %+v", n)
+	}
+	if err := p.HandleDialog(ctx, true, ""); err != nil {
+		t.Fatal(err)
+	}
+	w := must(p.Wait(ctx, WaitOptions{Condition: "text", Text: "after"}))(t)
+	if !w.Found {
+		t.Fatal("the page did not continue after the dialog")
+	}
+}
+
+func TestScreenshot(t *testing.T) {
+	p, _ := testPage(t, "/scroll")
+	ctx := tctx(t)
+	decode := func(b []byte) image.Config {
+		t.Helper()
+		c, err := png.DecodeConfig(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	vp := decode(must(p.Screenshot(ctx, ScreenshotOptions{}))(t))
+	full := decode(must(p.Screenshot(ctx, ScreenshotOptions{FullPage: true}))(t))
+	el := decode(must(p.Screenshot(ctx, ScreenshotOptions{Target: &Target{CSS: "#end"}}))(t))
+	var inner struct {
+		W int `json:"w"`
+		H int `json:"h"`
+	}
+	js(t, p, "({w: innerWidth, h: innerHeight})", &inner)
+	if vp.Width != inner.W || vp.Height != inner.H {
+		t.Fatalf("viewport shot %dx%d, viewport %dx%d", vp.Width, vp.Height, inner.W, inner.H)
+	}
+	if full.Height < 3000 || full.Width < inner.W-20 {
+		t.Fatalf("full page shot %dx%d", full.Width, full.Height)
+	}
+	if el.Height > 40 || el.Height < 10 {
+		t.Fatalf("element shot %dx%d", el.Width, el.Height)
+	}
+	_, err := p.Screenshot(ctx, ScreenshotOptions{Target: &Target{CSS: "#none"}})
+	wantCode(t, err, fsm.ElementNotFound)
 }
 
 func TestEvaluateBounds(t *testing.T) {

@@ -136,10 +136,24 @@ func (p *Page) bind(ctx context.Context, t Target) (*binding, error) {
 // for semantic targets that match nothing in the main document.
 func (p *Page) otherWorlds(ctx context.Context, main *world) []*world {
 	kids := p.tagChildFrames(ctx, main)
+	if len(kids) == 0 {
+		return nil
+	}
+	// In document order, so that an index counts as a reader would.
+	var order struct {
+		pageErr
+		Keys []string `json:"keys"`
+	}
+	if err := p.call(ctx, main, "frameOrder", map[string]any{"nonce": main.nonce}, false, &order); err != nil || order.Err != "" {
+		return nil
+	}
 	var out []*world
-	for _, fid := range kids {
-		w, err := p.frameWorld(ctx, fid)
-		if err == nil {
+	for _, k := range order.Keys {
+		fid, ok := kids[k]
+		if !ok {
+			continue
+		}
+		if w, err := p.frameWorld(ctx, fid); err == nil {
 			out = append(out, w)
 		}
 	}
@@ -215,26 +229,64 @@ func (p *Page) resolveIn(ctx context.Context, b *binding, fn string, arg map[str
 		return nil, err
 	}
 	pe := errOf()
-	if b.isRef || (pe.Err != "not_found" && pe.Err != "hidden") || pe.Index != nil {
+	if b.isRef || (pe.Err != "not_found" && pe.Err != "hidden") || (pe.Index != nil && pe.Visible > 0) {
 		return b.w, pe.refusal()
 	}
-	// Nothing in the main document: try cross-origin frames.
+	// Nothing visible in the main document: count matches in cross-origin
+	// frames (without touching them), then act in the one that holds the
+	// match (or the index).
 	first := *pe
-	var found *world
+	total, visible := first.Count, 0
+	type hit struct {
+		w       *world
+		visible int
+	}
+	var hits []hit
 	for _, w := range p.otherWorlds(ctx, b.w) {
-		*pe = pageErr{}
-		arg["nonce"] = w.nonce
-		if err := p.call(ctx, w, fn, arg, false, out); err != nil {
+		var c struct {
+			pageErr
+			Count   int `json:"count"`
+			Visible int `json:"visible"`
+		}
+		if err := p.call(ctx, w, "count", map[string]any{"nonce": w.nonce, "target": b.pt}, false, &c); err != nil || c.Err != "" {
 			continue
 		}
-		if pe.Err == "" || (pe.Err != "not_found" && pe.Err != "hidden") {
-			found = w
-			break
+		total += c.Count
+		visible += c.Visible
+		if c.Visible > 0 {
+			hits = append(hits, hit{w, c.Visible})
 		}
 	}
-	if found == nil {
-		*pe = first
+	if visible == 0 {
+		if total > first.Count {
+			return b.w, fsm.Refusef(fsm.ElementHidden, "%d matches, none visible", total)
+		}
 		return b.w, first.refusal()
 	}
-	return found, pe.refusal()
+	var target *world
+	pt := b.pt
+	if pt.Index != nil {
+		i := *pt.Index
+		for _, h := range hits {
+			if i < h.visible {
+				target, pt.Index = h.w, &i
+				break
+			}
+			i -= h.visible
+		}
+		if target == nil {
+			return b.w, fsm.Refusef(fsm.ElementNotFound, "index %d is out of range: %d visible matches (%d in all)", *b.pt.Index, visible, total)
+		}
+	} else {
+		if visible > 1 {
+			return b.w, fsm.Refusef(fsm.ElementAmbiguous, "%d visible matches (%d in all) across frames; narrow the target or pass an index", visible, total)
+		}
+		target = hits[0].w
+	}
+	*pe = pageErr{}
+	arg["target"], arg["nonce"] = pt, target.nonce
+	if err := p.call(ctx, target, fn, arg, false, out); err != nil {
+		return nil, err
+	}
+	return target, pe.refusal()
 }
