@@ -3,9 +3,9 @@ package surface
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image"
 	"image/png"
-	"errors"
 	"net"
 	"path/filepath"
 	"strings"
