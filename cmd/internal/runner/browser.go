@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/webcodex/webcodex/cdp"
@@ -49,11 +50,12 @@ type Browser struct {
 
 	gate *origin.Gate // the owner's allowlist for this browser
 
-	att     *fsm.Machine[lease.AttachState, lease.AttachTrigger, struct{}]
-	closing sync.Once
-	done    chan struct{} // closed when teardown finished
-	stop    chan struct{} // ends the watch goroutine
-	watchWG sync.WaitGroup
+	att      *fsm.Machine[lease.AttachState, lease.AttachTrigger, struct{}]
+	closing  sync.Once
+	attachMu sync.Mutex    // serializes attachPage: a target is attached once per generation
+	done     chan struct{} // closed when teardown finished
+	stop     chan struct{} // ends the watch goroutine
+	watchWG  sync.WaitGroup
 
 	mu    sync.Mutex
 	conn  *cdp.Conn        // the one socket of the current generation
@@ -86,7 +88,8 @@ const connectTimeout = 10 * time.Second
 // Launch starts a browser webcodex owns: ephemeral (headless, temporary
 // profile) by default, or the managed profile req.Managed (visible unless
 // headless).
-func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (localapi.BrowserInfo, error) {
+func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi localapi.BrowserInfo, err error) {
+	defer func() { r.auditBrowser(ctx, bi.ID, "launch", err) }()
 	r.mu.Lock()
 	closed := r.closed
 	r.mu.Unlock()
@@ -221,28 +224,118 @@ func (b *Browser) connect(ctx context.Context) error {
 	return nil
 }
 
-// adoptPages registers the browser's existing page targets.
+// adoptPages registers the browser's existing page targets and follows
+// new ones (a link that opens a tab, window.open) on this generation's
+// connection.
 func (b *Browser) adoptPages(ctx context.Context) error {
-	res, err := cdproto.Call(ctx, b.c().Browser(), target.GetTargets, target.GetTargetsParams{})
+	conn := b.c()
+	created, stopCreated := conn.Browser().Subscribe("Target.targetCreated")
+	destroyed, stopDestroyed := conn.Browser().Subscribe("Target.targetDestroyed")
+	if _, err := cdproto.Call(ctx, conn.Browser(), target.SetDiscoverTargets, target.SetDiscoverTargetsParams{Discover: true}); err != nil {
+		stopCreated()
+		stopDestroyed()
+		return err
+	}
+	b.watchWG.Add(1)
+	go func() {
+		defer b.watchWG.Done()
+		defer stopCreated()
+		defer stopDestroyed()
+		b.followTargets(conn, created, destroyed)
+	}()
+	res, err := cdproto.Call(ctx, conn.Browser(), target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
 		return err
 	}
 	for _, ti := range res.TargetInfos {
-		if ti.Type != "page" {
-			continue // browser_ui and workers are not pages
-		}
-		if b.mode == localapi.ModeAttached && !b.gate.Allowed(ti.URL) {
-			continue // unauthorized tabs are invisible: never attached, never listed
-		}
-		if _, err := b.attachPage(ctx, ti.TargetID, false); err != nil {
+		if err := b.adopt(ctx, ti); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// attachPage attaches a flattened session to a page target and registers it.
+// adopt attaches to a page target unless it is not a page or, for an
+// attached browser, its site is not allowed (unauthorized tabs are never
+// attached, never listed).
+func (b *Browser) adopt(ctx context.Context, ti *target.Info) error {
+	if ti == nil || ti.Type != "page" {
+		return nil // browser_ui and workers are not pages
+	}
+	if b.mode == localapi.ModeAttached && !b.gate.Allowed(ti.URL) {
+		return nil
+	}
+	_, err := b.attachPage(ctx, ti.TargetID, false)
+	return err
+}
+
+// followTargets attaches new pages and retires closed ones until the
+// connection ends or the browser is torn down.
+func (b *Browser) followTargets(conn *cdp.Conn, created, destroyed <-chan jsonv2.Value) {
+	for {
+		select {
+		case raw, ok := <-created:
+			if !ok {
+				return
+			}
+			var ev target.EventTargetCreated
+			if jsonv2.Unmarshal(raw, &ev) != nil {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if err := b.adopt(ctx, ev.TargetInfo); err != nil {
+				b.r.logf("runner: browser %s: adopting a new page: %s", b.id, refusalCode(err))
+			}
+			cancel()
+		case raw, ok := <-destroyed:
+			if !ok {
+				return
+			}
+			var ev target.EventTargetDestroyed
+			if jsonv2.Unmarshal(raw, &ev) == nil {
+				b.forgetTarget(ev.TargetID)
+			}
+		case <-conn.Done():
+			return
+		case <-b.stop:
+			return
+		}
+	}
+}
+
+// forgetTarget retires the page of a target that closed.
+func (b *Browser) forgetTarget(id target.ID) {
+	b.mu.Lock()
+	var gone *Page
+	for pid, p := range b.pages {
+		if p.target == id {
+			gone = p
+			delete(b.pages, pid)
+		}
+	}
+	b.mu.Unlock()
+	if gone == nil {
+		return
+	}
+	b.r.mu.Lock()
+	b.r.retireLocked(gone.id)
+	b.r.mu.Unlock()
+	gone.surf.Close()
+}
+
+// attachPage attaches a flattened session to a page target and registers
+// it; a target already attached in this generation returns its page.
 func (b *Browser) attachPage(ctx context.Context, id target.ID, opened bool) (*Page, error) {
+	b.attachMu.Lock()
+	defer b.attachMu.Unlock()
+	if p := b.pageOf(id); p != nil {
+		if opened {
+			b.mu.Lock()
+			p.opened = true
+			b.mu.Unlock()
+		}
+		return p, nil
+	}
 	sess, err := b.c().AttachTarget(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("runner: attach page: %w", err)
@@ -264,6 +357,17 @@ func (b *Browser) attachPage(ctx context.Context, id target.ID, opened bool) (*P
 	b.r.pages[p.id] = p
 	b.r.mu.Unlock()
 	return p, nil
+}
+
+func (b *Browser) pageOf(id target.ID) *Page {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.pages {
+		if p.target == id {
+			return p
+		}
+	}
+	return nil
 }
 
 // gateAdapter gives surface the mutation gate of one target.
@@ -303,7 +407,8 @@ func (b *Browser) watch() {
 }
 
 // Close closes (owned) or detaches from (attached) a browser.
-func (r *Runner) Close(ctx context.Context, req localapi.BrowserRequest) (localapi.CloseResult, error) {
+func (r *Runner) Close(ctx context.Context, req localapi.BrowserRequest) (_ localapi.CloseResult, err error) {
+	defer func() { r.auditBrowser(ctx, req.Browser, "close", err) }()
 	b, err := r.browser(req.Browser)
 	if err != nil {
 		return localapi.CloseResult{}, err
@@ -396,7 +501,9 @@ func (b *Browser) info(ctx context.Context) localapi.BrowserInfo {
 		bi.GrantExpires, bi.AttemptsLeft = &exp, &left
 	}
 	for _, p := range b.pageList() {
-		bi.Pages = append(bi.Pages, p.info(ctx))
+		if pi := p.info(ctx); p.visible(pi) {
+			bi.Pages = append(bi.Pages, pi)
+		}
 	}
 	return bi
 }

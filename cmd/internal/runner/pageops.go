@@ -30,13 +30,16 @@ func (r *Runner) Pages(ctx context.Context, req localapi.BrowserRequest) ([]loca
 	}
 	out := []localapi.PageInfo{}
 	for _, p := range b.pageList() {
-		out = append(out, p.info(ctx))
+		if pi := p.info(ctx); p.visible(pi) {
+			out = append(out, pi)
+		}
 	}
 	return out, nil
 }
 
 // Open creates a page in the browser and, when a URL is given, navigates it.
-func (r *Runner) Open(ctx context.Context, req localapi.OpenRequest) (localapi.PageInfo, error) {
+func (r *Runner) Open(ctx context.Context, req localapi.OpenRequest) (_ localapi.PageInfo, err error) {
+	defer func() { r.auditBrowser(ctx, req.Browser, "open_page", err) }()
 	b, err := r.browser(req.Browser)
 	if err != nil {
 		return localapi.PageInfo{}, err
@@ -61,7 +64,8 @@ func (r *Runner) Open(ctx context.Context, req localapi.OpenRequest) (localapi.P
 // surface arms the load event before Page.navigate, and the URL and title
 // are read live from the new document (and judged again: a redirect may
 // have left the allowlist).
-func (r *Runner) Goto(ctx context.Context, req localapi.GotoRequest) (localapi.NavResult, error) {
+func (r *Runner) Goto(ctx context.Context, req localapi.GotoRequest) (_ localapi.NavResult, err error) {
+	defer func() { r.auditPageOp(ctx, req.Page, "navigate", req.URL, err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return localapi.NavResult{}, err
@@ -166,7 +170,8 @@ func pngSize(b []byte) (int, int) {
 
 // Eval evaluates an expression in the page with bounded results. Evaluate is
 // open for owned browsers only.
-func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (localapi.EvalResult, error) {
+func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi.EvalResult, err error) {
+	defer func() { r.auditPageOp(ctx, req.Page, "evaluate", "", err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return localapi.EvalResult{}, err

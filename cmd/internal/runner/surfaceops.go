@@ -85,7 +85,7 @@ func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (json.RawMess
 	default:
 		entry.Fail()
 	}
-	r.audit(ctx, p, req.Action, err)
+	r.auditAct(ctx, p, req, err)
 	if err != nil {
 		return nil, err
 	}
@@ -219,12 +219,16 @@ func (r *Runner) Probe(ctx context.Context, req localapi.ProbeRequest) (json.Raw
 
 // ClosePage closes a page webcodex opened itself; a tab of the person's is
 // never closed.
-func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (map[string]any, error) {
+func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (_ map[string]any, err error) {
+	defer func() { r.auditPageOp(ctx, req.Page, "close_page", "", err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return nil, err
 	}
-	if p.browser.mode == localapi.ModeAttached && !p.opened {
+	p.browser.mu.Lock()
+	opened := p.opened
+	p.browser.mu.Unlock()
+	if p.browser.mode == localapi.ModeAttached && !opened {
 		return nil, fsm.Refuse(fsm.WrongTargetRefused, "this tab was not opened by webcodex; it is never closed by it")
 	}
 	if _, err := cdproto.Call(ctx, p.browser.c().Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: p.target}); err != nil {

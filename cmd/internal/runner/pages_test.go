@@ -1,0 +1,111 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// TestNewTabsAreFollowed: a link that opens a new tab gives the agent a new
+// page id; closing it retires the id.
+func TestNewTabsAreFollowed(t *testing.T) {
+	h := newHarness(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>home</title><a href="/other" target="_blank">Open other</a>`)
+	})
+	mux.HandleFunc("/other", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>other</title><p>the new tab</p>`)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ctx := context.Background()
+	b, err := h.r.Launch(ctx, localapi.LaunchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.r.Open(ctx, localapi.OpenRequest{Browser: b.ID, URL: srv.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: "Open other"}}); err != nil {
+		t.Fatal(err)
+	}
+	var other string
+	eventuallyT(t, 10*time.Second, "the new tab is listed", func() bool {
+		pages, _ := h.r.Pages(ctx, localapi.BrowserRequest{Browser: b.ID})
+		for _, pg := range pages {
+			if pg.URL == srv.URL+"/other" {
+				other = pg.ID
+				return true
+			}
+		}
+		return false
+	})
+	rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: other})
+	if err != nil || rd.Text != "the new tab" {
+		t.Fatalf("read of the new tab = %+v, %v", rd, err)
+	}
+	if _, err := h.r.ClosePage(ctx, localapi.ClosePageRequest{Page: other}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.r.Read(ctx, localapi.ReadRequest{Page: other}); !fsm.IsCode(err, fsm.BindingStale) {
+		t.Fatalf("read of a closed page = %v, want %s", err, fsm.BindingStale)
+	}
+}
+
+// TestOwnedAllowlist: an owned browser with --allow refuses a navigation
+// elsewhere without naming the list, and a page that navigated off the list
+// by script is unreadable and unlisted.
+func TestOwnedAllowlist(t *testing.T) {
+	h := newHarness(t)
+	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>ok</title><p>allowed page</p>`)
+	}))
+	defer allowed.Close()
+	ctx := context.Background()
+	b, err := h.r.Launch(ctx, localapi.LaunchRequest{Allow: []string{allowed.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.r.Open(ctx, localapi.OpenRequest{Browser: b.ID, URL: allowed.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.r.Goto(ctx, localapi.GotoRequest{Page: p.ID, URL: "http://localhost:1/x"})
+	ref, ok := fsm.AsRefusal(err)
+	if !ok || ref.Code != fsm.OriginDenied {
+		t.Fatalf("goto a denied origin = %v", err)
+	}
+	if got := ref.Error(); strings.Contains(got, allowed.URL) || strings.Contains(got, allowed.Listener.Addr().String()) {
+		t.Fatalf("refusal names the allowlist: %s", got)
+	}
+	// A script navigation off the list: the page is then unreadable and unlisted.
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>elsewhere</title><p>not allowed</p>`)
+	}))
+	defer elsewhere.Close()
+	deniedURL := "http://localhost:" + fmt.Sprint(elsewhere.Listener.Addr().(*net.TCPAddr).Port) + "/"
+	if _, err := h.r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "location.href = " + strconv.Quote(deniedURL) + "; 1"}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, 10*time.Second, "the page is unreadable after leaving the list", func() bool {
+		_, err := h.r.Read(ctx, localapi.ReadRequest{Page: p.ID})
+		return fsm.IsCode(err, fsm.OriginDenied)
+	})
+	pages, _ := h.r.Pages(ctx, localapi.BrowserRequest{Browser: b.ID})
+	for _, pg := range pages {
+		if pg.ID == p.ID {
+			t.Fatal("a page off the allowlist is still listed")
+		}
+	}
+}
