@@ -357,7 +357,7 @@
     const ctx = {
       lines: [], chars: 0, budget: a.budget > 0 ? a.budget : Infinity, frames: [], closed: [],
       ids: new Set(), interactive: !!a.interactive, prefix: a.prefix || 'e', focused: deepActive(),
-      text: '', textDepth: 0, truncated: false, total: 0,
+      text: '', textDepth: 0, truncated: false, total: 0, maxLines: a.maxLines > 0 ? a.maxLines : MAX_LINES,
     };
     W.closed = [];
     let start;
@@ -411,7 +411,7 @@
   }
 
   function push(ctx, depth, s) {
-    if (ctx.total >= MAX_LINES) { ctx.truncated = true; return false; }
+    if (ctx.total >= ctx.maxLines) { ctx.truncated = true; return false; }
     const l = (depth < 64 ? INDENT[depth] : '  '.repeat(depth) + '- ') + s;
     ctx.lines.push(l);
     ctx.chars += l.length + 1;

@@ -28,6 +28,12 @@ const (
 	maxSnapRecords = 6
 	// maxFrameDepth bounds how deep cross-origin frames are entered.
 	maxFrameDepth = 3
+	// maxFramesPerSnapshot bounds the cross-origin frames one snapshot
+	// enters, and maxFrameLines the lines each contributes.
+	maxFramesPerSnapshot = 16
+	maxFrameLines        = 2000
+	// maxOutlineLines bounds the lines of one frame's outline walk.
+	maxOutlineLines = 60000
 	// maxClosedChecks bounds the DOM.describeNode calls that confirm closed
 	// shadow roots per frame.
 	maxClosedChecks = 8
@@ -44,7 +50,10 @@ type SnapshotOptions struct {
 	// Interactive lists only actionable nodes.
 	Interactive bool
 	// Since, a snapshot id of this page, makes the result incremental: only
-	// the lines that changed, or Unchanged.
+	// the lines that changed, or Unchanged. The baseline must be Complete
+	// (it fit one chunk, was read to its end, or was itself incremental);
+	// otherwise the whole new outline is returned. An incremental snapshot
+	// walks the whole page.
 	Since string
 	// MaxChars is the chunk budget; 0 means DefaultSnapshotChars.
 	MaxChars int
@@ -94,6 +103,7 @@ type snapRecord struct {
 	refs     map[string]map[int]bool // ref prefix -> ids
 	lines    []string
 	complete bool // the page walk has ended
+	frames   int  // cross-origin frames entered
 }
 
 type pageSnap struct {
@@ -434,7 +444,7 @@ func (p *Page) frameChunk(ctx context.Context, w *world, prefix, fn string, arg 
 	for k, v := range arg {
 		a[k] = v
 	}
-	a["nonce"], a["snap"], a["prefix"] = w.nonce, rec.id, prefix
+	a["nonce"], a["snap"], a["prefix"], a["maxLines"] = w.nonce, rec.id, prefix, p.limits.lines
 	var ps pageSnap
 	if err := p.call(ctx, w, fn, a, false, &ps); err != nil {
 		return nil, nil, err
@@ -480,6 +490,12 @@ func (p *Page) frameChunk(ctx context.Context, w *world, prefix, fn string, arg 
 		if !ok {
 			continue
 		}
+		pad := strings.Repeat("  ", f.Depth)
+		if rec.frames >= p.limits.frames {
+			ins = append(ins, insert{f.Line, []string{pad + "- limit: frame not expanded (frame budget spent); snapshot it by scope"}})
+			continue
+		}
+		rec.frames++
 		cw, err := p.frameWorld(ctx, fid)
 		var sub []string
 		if err == nil {
@@ -491,7 +507,9 @@ func (p *Page) frameChunk(ctx context.Context, w *world, prefix, fn string, arg 
 			}
 			sub = []string{"- limit: frame could not be read"}
 		}
-		pad := strings.Repeat("  ", f.Depth)
+		if n := p.limits.frameLines; len(sub) > n {
+			sub = append(sub[:n:n], fmt.Sprintf("- limit: frame outline cut at %d lines", n))
+		}
 		for i := range sub {
 			sub[i] = pad + sub[i]
 		}
@@ -568,6 +586,12 @@ func (p *Page) tagChildFrames(ctx context.Context, w *world) map[string]cdproto.
 	for _, fid := range kids {
 		key := p.frameKey(fid)
 		out[key] = fid
+		p.mu.Lock()
+		done := w.tagged[fid]
+		p.mu.Unlock()
+		if done {
+			continue // the <iframe> keeps its tag for the world's life
+		}
 		owner, err := cdproto.Call(ctx, w.sess, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: fid})
 		if err != nil {
 			continue
@@ -576,12 +600,21 @@ func (p *Page) tagChildFrames(ctx context.Context, w *world) map[string]cdproto.
 		if err != nil || obj.Object == nil {
 			continue
 		}
-		_, _ = cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		tr, err := cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: "function(k){ return " + p.global + ".tagFrame(this, k); }",
 			ObjectID:            obj.Object.ObjectID,
 			Arguments:           []*runtime.CallArgument{{Value: []byte(quoteJS(key))}},
 			Silent:              new(true),
+			ReturnByValue:       new(true),
 		})
+		if err == nil && tr.ExceptionDetails == nil {
+			p.mu.Lock()
+			if w.tagged == nil {
+				w.tagged = map[cdproto.FrameID]bool{}
+			}
+			w.tagged[fid] = true
+			p.mu.Unlock()
+		}
 		p.release(ctx, w.sess, obj.Object.ObjectID)
 	}
 	return out

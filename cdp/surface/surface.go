@@ -87,6 +87,7 @@ type Page struct {
 
 	snapSeq  atomic.Uint64
 	worldSeq atomic.Uint64
+	limits   limits // fixed after New; tests lower them to hit the bounds
 
 	// mu guards the fields that follow.
 	mu        sync.Mutex
@@ -107,6 +108,13 @@ type child struct {
 	parent cdproto.FrameID
 }
 
+// limits are the snapshot bounds of a Page.
+type limits struct {
+	lines      int // lines of one frame's outline walk
+	frames     int // cross-origin frames entered by one snapshot
+	frameLines int // lines one cross-origin frame contributes
+}
+
 type worldKey struct {
 	sess  cdproto.Session
 	frame cdproto.FrameID
@@ -120,6 +128,8 @@ type world struct {
 	nonce string
 	doc   string // opaque document id shown to callers
 	dead  atomic.Bool
+
+	tagged map[cdproto.FrameID]bool // child frames whose <iframe> is tagged; guarded by Page.mu
 }
 
 var errWorldGone = errors.New("surface: document replaced")
@@ -157,6 +167,7 @@ func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error)
 		children:  map[cdproto.FrameID]child{},
 		dialogCh:  make(chan struct{}),
 		loadCh:    make(chan struct{}),
+		limits:    limits{lines: maxOutlineLines, frames: maxFramesPerSnapshot, frameLines: maxFrameLines},
 	}
 	p.diag.init()
 	p.diag.dropBase = p.dropped()

@@ -470,6 +470,35 @@ func TestBigTable(t *testing.T) {
 	}
 }
 
+func TestSnapshotBounds(t *testing.T) {
+	p, _ := testPage(t, "/table")
+	ctx := tctx(t)
+	// A diff larger than its edit bound returns the whole outline instead.
+	base := must(p.Snapshot(ctx, SnapshotOptions{Since: must(p.Snapshot(ctx, SnapshotOptions{Interactive: true}))(t).ID}))(t)
+	if !base.Complete {
+		t.Fatal("a snapshot taken with Since walks the whole page")
+	}
+	js(t, p, "document.querySelector('#t tbody').replaceChildren(), 1", new(int))
+	d := must(p.Snapshot(ctx, SnapshotOptions{Since: base.ID}))(t)
+	if d.Incremental || d.Unchanged || !strings.Contains(d.Text, `button "Load more"`) {
+		t.Fatalf("over the diff bound: incremental %v\n%s", d.Incremental, d.Text)
+	}
+	// The outline's line bound, and the frame bounds.
+	p.limits.lines = 2
+	s := must(p.Snapshot(ctx, SnapshotOptions{}))(t)
+	if !strings.Contains(s.Text, "limit: outline stopped at its node bound") || s.Lines != 3 {
+		t.Fatalf("line bound:\n%s", s.Text)
+	}
+	f, _ := testPage(t, "/frames")
+	f.limits.frames, f.limits.frameLines = 1, 1
+	s = must(f.Snapshot(ctx, SnapshotOptions{}))(t)
+	if !strings.Contains(s.Text, "frame outline cut at 1 lines") || !strings.Contains(s.Text, "frame not expanded (frame budget spent)") {
+		t.Fatalf("frame bounds:\n%s", s.Text)
+	}
+	_, err := p.Press(ctx, nil, strings.Repeat("a ", 65))
+	wantCode(t, err, fsm.LimitExceeded)
+}
+
 func TestStaleRefsAndRebind(t *testing.T) {
 	p, _ := testPage(t, "/vanish")
 	ctx := tctx(t)
