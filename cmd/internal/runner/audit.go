@@ -3,22 +3,25 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/webcodex/webcodex/cdp/origin"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
 
 // auditRecord is one line of the append-only audit trail: never typed
-// values, page text, cookies, tokens or ports.
+// values, page text, cookies, tokens or ports of a debugging endpoint.
 type auditRecord struct {
 	Time    time.Time `json:"time"`
 	Session string    `json:"session,omitempty"`
 	Browser string    `json:"browser"`
 	Page    string    `json:"page,omitempty"`
 	Tool    string    `json:"tool"`
+	Action  string    `json:"action,omitempty"` // the Runner operation, when the tool names several
 	Origin  string    `json:"origin,omitempty"`
 	Verdict string    `json:"verdict"` // allowed or a refusal code
 	Outcome string    `json:"outcome"` // ok, failed, refused, outcome_unknown
@@ -28,23 +31,133 @@ type auditRecord struct {
 	Size int64  `json:"size,omitempty"`
 }
 
-// audit appends one record for an effect on p.
-func (r *Runner) audit(ctx context.Context, p *Page, tool string, err error) {
-	rec := auditRecord{Time: time.Now().UTC(), Browser: p.browser.id, Page: p.id, Tool: tool, Verdict: "allowed", Outcome: "ok"}
-	if id, ierr := p.surf.Identity(ctx); ierr == nil {
-		rec.Origin = originOf(id.URL)
+// Caller names who asks for an effect, for the audit trail: the MCP
+// session and the tool it called. The local API has no such header, so
+// its records name the peer process instead.
+type Caller struct {
+	Session string
+	Tool    string
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying c for the audit records of the effects
+// run under it.
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+func callerFrom(ctx context.Context) Caller {
+	if c, ok := ctx.Value(callerKey{}).(Caller); ok {
+		return c
 	}
-	if err != nil {
-		rec.Outcome = "failed"
-		if ref, ok := fsm.AsRefusal(err); ok {
-			rec.Outcome = "refused"
-			if ref.Code == fsm.OutcomeUnknown {
-				rec.Outcome = string(fsm.OutcomeUnknown)
-			} else {
-				rec.Verdict = string(ref.Code)
-			}
+	if p, ok := localapi.PeerFrom(ctx); ok {
+		return Caller{Session: fmt.Sprintf("local_api:pid:%d", p.PID)}
+	}
+	return Caller{}
+}
+
+// newRecord fills time, session and tool; action is the Runner operation.
+func newRecord(ctx context.Context, action string) auditRecord {
+	c := callerFrom(ctx)
+	rec := auditRecord{Time: time.Now().UTC(), Session: c.Session, Tool: c.Tool, Action: action, Verdict: "allowed", Outcome: "ok"}
+	if rec.Tool == "" {
+		rec.Tool, rec.Action = action, ""
+	}
+	return rec
+}
+
+// settle records the verdict and outcome of err.
+func (rec *auditRecord) settle(err error) {
+	if err == nil {
+		return
+	}
+	rec.Outcome = "failed"
+	if ref, ok := fsm.AsRefusal(err); ok {
+		rec.Outcome = "refused"
+		if ref.Code == fsm.OutcomeUnknown {
+			rec.Outcome = string(fsm.OutcomeUnknown)
+		} else {
+			rec.Verdict = string(ref.Code)
 		}
 	}
+}
+
+// audit appends one record for an effect on p; the origin is read live.
+func (r *Runner) audit(ctx context.Context, p *Page, tool string, err error) {
+	rec := newRecord(ctx, tool)
+	rec.Browser, rec.Page = p.browser.id, p.id
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	if id, ierr := p.surf.Identity(ictx); ierr == nil {
+		rec.Origin = originOf(id.URL)
+	}
+	cancel()
+	rec.settle(err)
+	r.appendAudit(rec)
+}
+
+// auditAct records an action; an upload gets one record per file with the
+// file's full path and size (the result names the file only).
+func (r *Runner) auditAct(ctx context.Context, p *Page, req localapi.ActRequest, err error) {
+	if req.Action != "upload" || len(req.Files) == 0 {
+		r.audit(ctx, p, req.Action, err)
+		return
+	}
+	for _, name := range req.Files {
+		rec := newRecord(ctx, "upload")
+		rec.Browser, rec.Page = p.browser.id, p.id
+		if id, ierr := p.surf.Identity(ctx); ierr == nil {
+			rec.Origin = originOf(id.URL)
+		}
+		rec.File, rec.Size = r.uploadFile(name)
+		rec.settle(err)
+		r.appendAudit(rec)
+	}
+}
+
+// uploadFile resolves an upload name inside the upload directory for the
+// audit: the real path and size, or the name alone when it does not resolve.
+func (r *Runner) uploadFile(name string) (string, int64) {
+	if r.opts.UploadDir == "" {
+		return filepath.Base(name), 0
+	}
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(r.opts.UploadDir, name)
+	}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		p = real
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return p, 0
+	}
+	return p, st.Size()
+}
+
+// auditPageOp records an effect addressed by page id before (or without)
+// the page being found: unknown ids are recorded too, with their verdict.
+func (r *Runner) auditPageOp(ctx context.Context, pageID, action, rawURL string, err error) {
+	rec := newRecord(ctx, action)
+	rec.Page = pageID
+	r.mu.Lock()
+	if p := r.pages[pageID]; p != nil {
+		rec.Browser = p.browser.id
+	}
+	r.mu.Unlock()
+	if rawURL != "" {
+		rec.Origin = originOf(rawURL)
+	}
+	rec.settle(err)
+	r.appendAudit(rec)
+}
+
+// auditBrowser records an effect on a whole browser (launch, attach,
+// close, reconnect, approvals).
+func (r *Runner) auditBrowser(ctx context.Context, browserID, action string, err error) {
+	rec := newRecord(ctx, action)
+	rec.Browser = browserID
+	rec.settle(err)
 	r.appendAudit(rec)
 }
 
