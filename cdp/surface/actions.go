@@ -85,6 +85,7 @@ type prepResult struct {
 	BeforeLen int      `json:"beforeLen"`
 	Secret    bool     `json:"secret"`
 	Kind      string   `json:"kind"`
+	NeedEnd   bool     `json:"needEnd"`
 	Selected  int      `json:"selected"`
 	Values    []string `json:"values"`
 	ScrollState
@@ -338,6 +339,13 @@ func (p *Page) typeInto(ctx context.Context, t Target, text string, clear bool) 
 	out := &ActionResult{Action: name, Role: res.Role, Tag: res.Tag, Rebound: res.Rebound, Requested: utf8.RuneCountInString(text)}
 	if text != "" {
 		d, err := p.dispatch(ctx, func(ctx context.Context) error {
+			if res.NeedEnd {
+				// A field without a selection API (email, number): move the
+				// caret to the end as a person would, with the End key.
+				if err := p.stroke(ctx, stroke{key: namedKeys["end"]}); err != nil {
+					return err
+				}
+			}
 			_, err := cdproto.Call(ctx, p.sess, input.InsertText, input.InsertTextParams{Text: text})
 			return err
 		})

@@ -133,3 +133,29 @@ func benchSnapshot(b *testing.B, path string) {
 func BenchmarkSnapshotTable3000(b *testing.B) { benchSnapshot(b, "/table") }
 
 func BenchmarkSnapshotSmallForm(b *testing.B) { benchSnapshot(b, "/form-small") }
+
+// BenchmarkSnapshotTable3000Whole measures a walk of the whole page (what an
+// incremental snapshot costs), returned as its first chunk.
+func BenchmarkSnapshotTable3000Whole(b *testing.B) {
+	p, _ := testPage(b, "/table")
+	ctx := context.Background()
+	eval, _ := floors(b, p)
+	s, err := p.Snapshot(ctx, SnapshotOptions{Interactive: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	t0 := time.Now()
+	for i := 0; i < b.N; i++ {
+		// Since a snapshot that did not fit one chunk: the whole walk, and
+		// the whole outline's first chunk.
+		if s, err = p.Snapshot(ctx, SnapshotOptions{Since: s.ID}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	per := time.Since(t0) / time.Duration(b.N)
+	b.StopTimer()
+	b.ReportMetric(float64(s.Chars), "total-chars")
+	b.ReportMetric(float64(s.Refs), "refs")
+	b.ReportMetric(float64(per)/float64(eval), "x-eval")
+}

@@ -917,7 +917,7 @@
         }
         if (a.empty && v !== '') el.ownerDocument.execCommand('delete');
       } else if (ek === 'input') {
-        try { el.setSelectionRange(v.length, v.length); } catch (e) { /* email, number */ }
+        try { el.setSelectionRange(v.length, v.length); } catch (e) { out.needEnd = v !== ''; /* email, number: no selection API */ }
       } else {
         const s = el.ownerDocument.getSelection();
         const range = el.ownerDocument.createRange();
