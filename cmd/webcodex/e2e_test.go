@@ -212,8 +212,12 @@ func TestLaunchOpenGotoReadScreenshotClose(t *testing.T) {
 	if err != nil {
 		t.Fatalf("screenshot is not a PNG: %v", err)
 	}
-	if bd := img.Bounds(); bd.Dx() != sum.Width || bd.Dy() != sum.Height || bd.Dx() < 100 || bd.Dy() < 100 {
-		t.Fatalf("screenshot %v, reported %dx%d", bd, sum.Width, sum.Height)
+	var vp localapi.EvalResult
+	e.json(&vp, "eval", p.ID, "[Math.round(innerWidth * devicePixelRatio), Math.round(innerHeight * devicePixelRatio)]")
+	want, _ := vp.Value.([]any)
+	if bd := img.Bounds(); bd.Dx() != sum.Width || bd.Dy() != sum.Height || len(want) != 2 ||
+		float64(bd.Dx()) != want[0] || float64(bd.Dy()) != want[1] {
+		t.Fatalf("screenshot %v, reported %dx%d, viewport %v", bd, sum.Width, sum.Height, want)
 	}
 	var ev localapi.EvalResult
 	e.json(&ev, "eval", p.ID, "document.querySelectorAll('p').length + 40")
