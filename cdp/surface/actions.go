@@ -447,7 +447,7 @@ func (p *Page) Check(ctx context.Context, t Target, want bool) (*ActionResult, e
 	return out, nil
 }
 
-// Focus focuses the target without input.
+// focus focuses the target without input.
 func (p *Page) focus(ctx context.Context, t Target) (*prepResult, error) {
 	_, res, err := p.prepare(ctx, t, "focus", nil)
 	return res, err

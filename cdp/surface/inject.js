@@ -293,11 +293,6 @@
     return false;
   }
 
-  function parentCursor(el) {
-    const p = el.parentElement || (el.parentNode && el.parentNode.host);
-    return p ? getComputedStyle(p).cursor : 'auto';
-  }
-
   // ---------------------------------------------------------------- registry
 
   // Each ref keeps its element's parent and element index there: enough
@@ -768,11 +763,6 @@
     const els = find(a.target);
     if (els.err) return els;
     return { count: els.length, visible: els.filter(visible).length };
-  }
-
-  function describe(el) {
-    const role = roleOf(el) || 'generic';
-    return { role, tag: el.localName };
   }
 
   // ---------------------------------------------------------------- geometry
