@@ -22,18 +22,7 @@ const (
 
 // call runs one local API request with the command's deadline.
 func call[Req, Resp any](f *Factory, route string, req Req) (Resp, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
-	defer cancel()
-	var zero Resp
-	c, err := f.Client(ctx)
-	if err != nil {
-		return zero, err
-	}
-	resp, err := localapi.Call[Req, Resp](ctx, c, route, req)
-	if err != nil && isUnreachable(err) {
-		return zero, fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
-	}
-	return resp, err
+	return callWith[Req, Resp](f, route, req, defaultTimeout)
 }
 
 func isUnreachable(err error) bool {

@@ -16,21 +16,8 @@ import (
 // startTimeout bounds waiting for a background Runner to answer.
 const startTimeout = 15 * time.Second
 
-// stateDir mirrors runner.StateDir without importing the runner (the CLI
-// stays a thin client).
-func stateDir() (string, error) {
-	if d := os.Getenv("WEBCODEX_STATE_DIR"); d != "" {
-		return filepath.Abs(d)
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "webcodex"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".local", "state", "webcodex"), nil
-}
+// stateDir is the state root the Runner uses.
+func stateDir() (string, error) { return localapi.StateDir() }
 
 // Client returns a local API client for a Runner that answers, starting
 // one in the background when none does (and saying so on stderr).

@@ -20,6 +20,22 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 )
 
+// StateDir returns the state root: $WEBCODEX_STATE_DIR, else
+// $XDG_STATE_HOME/webcodex, else ~/.local/state/webcodex.
+func StateDir() (string, error) {
+	if d := os.Getenv("WEBCODEX_STATE_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "webcodex"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("localapi: no home directory for the state root: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "webcodex"), nil
+}
+
 // Host is the fake Host every local API request must carry: a browser
 // cannot forge a request to a unix socket, and anything else is refused.
 const Host = "webcodex-runner.sock"

@@ -232,7 +232,8 @@ func (r *Runner) ApprovalInfo(ctx context.Context, req localapi.ApprovalRequest)
 // Approve records a person's approval. The caller must be a process of
 // this user whose stdin and stdout are terminals (checked from the peer's
 // /proc entries, not from anything the caller says).
-func (r *Runner) Approve(ctx context.Context, req localapi.ApprovalRequest) (map[string]any, error) {
+func (r *Runner) Approve(ctx context.Context, req localapi.ApprovalRequest) (_ map[string]any, err error) {
+	defer func() { r.auditBrowser(ctx, "", "approve", err) }()
 	peer, ok := localapi.PeerFrom(ctx)
 	if !ok || !platform.HasTerminal(peer.PID) {
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "approval needs a person at an interactive terminal: run `webcodex approve ID` there")
@@ -245,7 +246,8 @@ func (r *Runner) Approve(ctx context.Context, req localapi.ApprovalRequest) (map
 }
 
 // Deny records a person's refusal.
-func (r *Runner) Deny(ctx context.Context, req localapi.ApprovalRequest) (map[string]any, error) {
+func (r *Runner) Deny(ctx context.Context, req localapi.ApprovalRequest) (_ map[string]any, err error) {
+	defer func() { r.auditBrowser(ctx, "", "deny", err) }()
 	if err := r.broker.Deny(req.ID); err != nil {
 		return nil, err
 	}
@@ -254,7 +256,8 @@ func (r *Runner) Deny(ctx context.Context, req localapi.ApprovalRequest) (map[st
 
 // Attach attaches to a person's running browser: owner proof, approval,
 // then one browser-level socket under the consent machine.
-func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (localapi.AttachResult, error) {
+func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (res localapi.AttachResult, err error) {
+	defer func() { r.auditBrowser(ctx, res.Browser.ID, "attach", err) }()
 	e, err := resolveEndpoint(req)
 	if err != nil {
 		return localapi.AttachResult{}, err
@@ -280,17 +283,9 @@ func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (locala
 		return localapi.AttachResult{}, err
 	}
 	b.coord = reconnect.NewCoordinator(b.reconnectHooks(), &b.gens)
-	if _, err := b.att.Fire(ctx, lease.AttachUp); err != nil {
+	if err := r.register(ctx, b, b.watchAttached); err != nil {
 		return localapi.AttachResult{}, err
 	}
-	r.mu.Lock()
-	r.browsers[b.id] = b
-	r.mu.Unlock()
-	if err := b.adoptPages(ctx); err != nil {
-		r.logf("runner: browser %s: listing pages: %v", b.id, err)
-	}
-	b.watchWG.Add(1)
-	go b.watchAttached()
 	r.logf("runner: attached browser %s (%s)", b.id, e.product)
 	return localapi.AttachResult{
 		Browser: b.info(ctx), Product: e.product, CapabilitiesInvalidated: true, NextAction: "list pages (webcodex pages BROWSER)",
@@ -477,7 +472,8 @@ func (b *Browser) reconnectHooks() reconnect.Hooks {
 
 // Reconnect forces a reconnect of an attached browser (or joins the one
 // running).
-func (r *Runner) Reconnect(ctx context.Context, req localapi.BrowserRequest) (localapi.ReconnectResult, error) {
+func (r *Runner) Reconnect(ctx context.Context, req localapi.BrowserRequest) (_ localapi.ReconnectResult, err error) {
+	defer func() { r.auditBrowser(ctx, req.Browser, "reconnect", err) }()
 	b, err := r.browser(req.Browser)
 	if err != nil {
 		return localapi.ReconnectResult{}, err

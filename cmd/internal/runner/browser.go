@@ -154,19 +154,28 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 		r.removeRecord(b.record)
 		return localapi.BrowserInfo{}, err
 	}
-	if _, err := b.att.Fire(ctx, lease.AttachUp); err != nil {
+	if err := r.register(ctx, b, b.watch); err != nil {
 		return localapi.BrowserInfo{}, err
+	}
+	r.logf("runner: launched browser %s (%s)", b.id, b.mode)
+	return b.info(ctx), nil
+}
+
+// register moves a connected browser to ready, lists it, adopts its pages
+// and starts its watcher (owned: teardown on exit; attached: reconnect).
+func (r *Runner) register(ctx context.Context, b *Browser, watch func()) error {
+	if _, err := b.att.Fire(ctx, lease.AttachUp); err != nil {
+		return err
 	}
 	r.mu.Lock()
 	r.browsers[b.id] = b
 	r.mu.Unlock()
 	if err := b.adoptPages(ctx); err != nil {
-		r.logf("runner: browser %s: listing pages: %v", b.id, err)
+		r.logf("runner: browser %s: listing pages: %s", b.id, refusalCode(err))
 	}
 	b.watchWG.Add(1)
-	go b.watch()
-	r.logf("runner: launched browser %s (%s)", b.id, b.mode)
-	return b.info(ctx), nil
+	go watch()
+	return nil
 }
 
 // leaseManaged checks the managed profile's directories and takes its

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -63,21 +62,8 @@ type Runner struct {
 	handshakes int
 }
 
-// StateDir returns the state root: $WEBCODEX_STATE_DIR, else
-// $XDG_STATE_HOME/webcodex, else ~/.local/state/webcodex.
-func StateDir() (string, error) {
-	if d := os.Getenv("WEBCODEX_STATE_DIR"); d != "" {
-		return filepath.Abs(d)
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "webcodex"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("runner: no home directory for the state root: %w", err)
-	}
-	return filepath.Join(home, ".local", "state", "webcodex"), nil
-}
+// StateDir returns the state root (see localapi.StateDir).
+func StateDir() (string, error) { return localapi.StateDir() }
 
 // New prepares a Runner: it makes the state root private and reaps what an
 // earlier Runner that died left behind.
