@@ -41,6 +41,8 @@ const (
 	DiagnosticsDiscarded  Code = "diagnostic_events_discarded"     // bounded diagnostic queues dropped entries
 	UploadDenied          Code = "upload_denied"                   // the file is outside the owner-named upload directory
 	LimitExceeded         Code = "limit_exceeded"                  // a bound was hit (message size, queue, count)
+	DialogOpen            Code = "browser_dialog_open"             // a JavaScript dialog blocks the page
+	ProfileUnsafe         Code = "browser_profile_unsafe"          // the profile directory is not private
 )
 
 // Codes lists every refusal code, in the order spec/refusals.md shows them.
@@ -51,7 +53,7 @@ var Codes = []Code{
 	ElementDisabled, ElementAmbiguous, ElementObscured, PageClosed,
 	NavigationFailed, InvalidArgument, NotFound, ScopeDenied, PolicyDenied,
 	ApprovalInvalid, LeaseHeld, OriginDenied, OutcomeUnknown, AttachmentLost,
-	DiagnosticsDiscarded, UploadDenied, LimitExceeded,
+	DiagnosticsDiscarded, UploadDenied, LimitExceeded, DialogOpen, ProfileUnsafe,
 }
 
 // codeDocs is the one-line meaning and the caller's next step for each code.
@@ -85,6 +87,8 @@ var codeDocs = map[Code][2]string{
 	DiagnosticsDiscarded:  {"Bounded diagnostic queues dropped entries since the last clear.", "Read what remains; clear before claiming quiet."},
 	UploadDenied:          {"The file is outside the owner-named upload directory, or none is set.", "The owner sets --upload-dir; pick a file inside it."},
 	LimitExceeded:         {"A bound was hit (message size, queue, count).", "Ask for less (a cursor, a narrower scope)."},
+	DialogOpen:            {"A JavaScript dialog blocks the page.", "Accept or dismiss it first (`webcodex dialog PAGE --accept`)."},
+	ProfileUnsafe:         {"The profile directory is not private: a symlink, another owner, or a mode other than 0700.", "Fix the directory (owned by you, mode 0700, no symlinks) or choose another profile name."},
 }
 
 var codePattern = regexp.MustCompile(`^[a-z_]+$`)
@@ -108,9 +112,9 @@ func (c Code) HTTPStatus() int {
 		return 404
 	case InvalidArgument:
 		return 400
-	case LeaseHeld, BindingStale, ElementAmbiguous, ElementHidden, ElementDisabled, ElementObscured, WrongTargetRefused:
+	case LeaseHeld, BindingStale, DialogOpen, ElementAmbiguous, ElementHidden, ElementDisabled, ElementObscured, WrongTargetRefused:
 		return 409
-	case ConsentRequired, ConsentRevoked, ScopeDenied, PolicyDenied, OriginDenied, UploadDenied, ApprovalInvalid, EndpointOwnerMismatch:
+	case ConsentRequired, ConsentRevoked, ScopeDenied, PolicyDenied, OriginDenied, UploadDenied, ApprovalInvalid, EndpointOwnerMismatch, ProfileUnsafe:
 		return 403
 	case RouteUnavailable, RequiresSetup:
 		return 501

@@ -12,11 +12,9 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 )
 
-// refusePrivate returns the refusal for an unsafe profile path. Until fsm
-// has a dedicated code, RequiresSetup fits best: the owner must fix the
-// directory first.
+// refusePrivate returns the refusal for an unsafe profile path.
 func refusePrivate(path, detail string) error {
-	return fsm.Refuse(fsm.RequiresSetup, detail).WithCause(&PrivateDirError{Path: path, Reason: detail})
+	return fsm.Refuse(fsm.ProfileUnsafe, detail).WithCause(&PrivateDirError{Path: path, Reason: detail})
 }
 
 // CheckPrivateDir verifies that path is a directory only this user can
@@ -24,7 +22,7 @@ func refusePrivate(path, detail string) error {
 // directory owned by root or this user and not writable by others (unless
 // sticky, like /tmp; group-writable only for this user's own group); path
 // itself is owned by this user with mode exactly 0700. A violation is a
-// [fsm.RequiresSetup] refusal whose detail names no path (the cause is a
+// [fsm.ProfileUnsafe] refusal whose detail names no path (the cause is a
 // [*PrivateDirError]). A missing component returns an error wrapping
 // [fs.ErrNotExist].
 func CheckPrivateDir(path string) error { return walkPrivate(path, false) }

@@ -23,13 +23,13 @@ func mkdir(t *testing.T, dir string, mode os.FileMode) string {
 	return dir
 }
 
-// wantPrivateRefusal checks err is a RequiresSetup refusal whose detail
+// wantPrivateRefusal checks err is a ProfileUnsafe refusal whose detail
 // names no path and whose cause is a *PrivateDirError.
 func wantPrivateRefusal(t *testing.T, name string, err error) {
 	t.Helper()
 	r, ok := fsm.AsRefusal(err)
-	if !ok || r.Code != fsm.RequiresSetup {
-		t.Errorf("%s: err = %v, want a %s refusal", name, err, fsm.RequiresSetup)
+	if !ok || r.Code != fsm.ProfileUnsafe {
+		t.Errorf("%s: err = %v, want a %s refusal", name, err, fsm.ProfileUnsafe)
 		return
 	}
 	if strings.Contains(r.Detail, "/") || strings.Contains(r.Error(), os.TempDir()) {

@@ -592,7 +592,7 @@ func (p *Page) live() error {
 	p.mu.Unlock()
 	if d != nil {
 		// A JavaScript dialog blocks every script in the page.
-		return fsm.Refusef(fsm.TransitionRefused, "a JavaScript %s dialog is open: accept or dismiss it first", d.Type)
+		return fsm.Refusef(fsm.DialogOpen, "a JavaScript %s dialog is open: accept or dismiss it first", d.Type)
 	}
 	return nil
 }

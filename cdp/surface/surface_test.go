@@ -633,7 +633,7 @@ func TestDialogs(t *testing.T) {
 		t.Fatalf("dialog = %+v", r.Dialog)
 	}
 	_, err := p.Snapshot(ctx, SnapshotOptions{})
-	wantCode(t, err, fsm.TransitionRefused)
+	wantCode(t, err, fsm.DialogOpen)
 	if err := p.HandleDialog(ctx, true, ""); err != nil {
 		t.Fatal(err)
 	}

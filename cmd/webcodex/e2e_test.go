@@ -339,12 +339,12 @@ func TestManagedProfileRefusals(t *testing.T) {
 	// A 0755 profile directory.
 	os.MkdirAll(filepath.Join(profiles, "open", "data"), 0o755)
 	os.Chmod(filepath.Join(profiles, "open"), 0o755)
-	e.refusedAny("launch", "--managed", "open", "--headless")
+	e.refusedCode("browser_profile_unsafe", "launch", "--managed", "open", "--headless")
 	// A symlinked profile root.
 	real := filepath.Join(t.TempDir(), "elsewhere")
 	os.MkdirAll(real, 0o700)
 	os.Symlink(real, filepath.Join(profiles, "linked"))
-	e.refusedAny("launch", "--managed", "linked", "--headless")
+	e.refusedCode("browser_profile_unsafe", "launch", "--managed", "linked", "--headless")
 	// A SingletonLock naming another host: unverifiable, refused.
 	foreign := filepath.Join(profiles, "foreign", "data")
 	os.MkdirAll(foreign, 0o700)
@@ -362,16 +362,11 @@ func TestManagedProfileRefusals(t *testing.T) {
 	e.json(&localapi.CloseResult{}, "close", b.ID)
 }
 
-// refusedAny requires exit 3 (a refusal) without naming the code, for the
-// profile checks whose code the platform chooses.
-func (e *env) refusedAny(args ...string) {
+// refusedCode requires the refusal code and that it names no path.
+func (e *env) refusedCode(want string, args ...string) {
 	e.t.Helper()
-	code, out, errs := e.run(append(args, "--json")...)
-	if code != 3 || !strings.Contains(out, "refusal") {
-		e.t.Fatalf("webcodex %v: exit %d %q %q, want a refusal", args, code, out, errs)
-	}
-	if strings.Contains(out+errs, e.state) {
-		e.t.Fatalf("refusal names a path: %s %s", out, errs)
+	if errs := e.refused(want, args...); strings.Contains(errs, e.state) {
+		e.t.Fatalf("refusal names a path: %s", errs)
 	}
 }
 
