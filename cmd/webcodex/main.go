@@ -6,9 +6,10 @@ import (
 	"os"
 
 	"github.com/webcodex/webcodex/cmd/internal/cli"
+	"github.com/webcodex/webcodex/cmd/internal/mcp"
 	"github.com/webcodex/webcodex/cmd/internal/runner"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, runner.NewCmdServe))
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, runner.NewCmdServe, runner.NewCmdPolicy, mcp.NewCmdMCP))
 }

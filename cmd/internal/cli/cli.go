@@ -145,7 +145,6 @@ func NewRootCmd(f *Factory) *cobra.Command {
 // notBuilt are the verbs of the design card not built yet: they say so.
 var notBuilt = [][2]string{
 	{"serve", "Run the Runner daemon"},
-	{"mcp", "Serve MCP over stdio for agents"},
 }
 
 func newCmdNotBuilt(use, short string) *cobra.Command {

@@ -1,6 +1,9 @@
 package localapi
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // The wire types of the local API. Fields are only ever added; their JSON
 // names are the stable `--json` output of the CLI.
@@ -240,4 +243,42 @@ type ProbeRequest struct {
 // ClosePageRequest closes a page webcodex opened.
 type ClosePageRequest struct {
 	Page string `json:"page"`
+}
+
+// CDPRequest sends one raw Chrome DevTools Protocol command to a page's own
+// session, after the CDP domain policy and the origin gate. Params, when
+// set, is a JSON object.
+type CDPRequest struct {
+	Page   string          `json:"page"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// DiscoverResult says, honestly, what can be launched and attached on this
+// machine. It never holds paths, ports or URLs.
+type DiscoverResult struct {
+	Launch          LaunchAvailability `json:"launch"`
+	ManagedProfiles []string           `json:"managed_profiles"`
+	Attach          []AttachCandidate  `json:"attach_candidates"`
+	// ExtensionBridge reports whether attaching through the extension bridge
+	// is available in this build.
+	ExtensionBridge bool `json:"extension_bridge"`
+}
+
+// LaunchAvailability says whether an owned browser can be launched.
+type LaunchAvailability struct {
+	Available bool   `json:"available"`
+	Product   string `json:"product,omitempty"` // chromium, chrome, edge
+	Visible   bool   `json:"visible"`           // a display is present for a visible (headed) browser
+	Reason    string `json:"reason,omitempty"`  // why not, and what to do
+}
+
+// AttachCandidate is a browser profile of this user that webcodex could
+// attach to, named by a stable label rather than its path.
+type AttachCandidate struct {
+	Name    string `json:"name"`    // e.g. "google-chrome", "chromium"
+	Product string `json:"product"` // chrome, chromium, edge
+	// State is not_running, debugging_off or ready.
+	State string `json:"state"`
+	Next  string `json:"next"` // what the person or agent does next
 }

@@ -19,6 +19,10 @@ type ownedRecord struct {
 	PGID        int    `json:"pgid"`
 	TmpDir      string `json:"tmpdir"`
 	UserDataDir string `json:"ephemeral_profile,omitempty"`
+	// The Runner that launched it: a record of a live Runner (a daemon and
+	// an embedded MCP Runner share the state root) is never reaped.
+	RunnerPID   int    `json:"runner_pid,omitempty"`
+	RunnerStart uint64 `json:"runner_start,omitempty"`
 }
 
 func (r *Runner) recordDir() string { return filepath.Join(r.opts.StateDir, "browser", "owned") }
@@ -31,6 +35,9 @@ func (r *Runner) writeRecord(b *Browser, lopts platform.LaunchOptions) string {
 	}
 	fp := b.proc.Fingerprint()
 	rec := ownedRecord{PID: fp.PID, StartTime: fp.StartTime, Exe: fp.Exe, PGID: b.proc.PGID(), TmpDir: b.proc.TmpDir()}
+	if self, err := platform.FingerprintOf(os.Getpid()); err == nil {
+		rec.RunnerPID, rec.RunnerStart = self.PID, self.StartTime
+	}
 	if lopts.RemoveUserDataDir {
 		rec.UserDataDir = lopts.UserDataDir
 	}
@@ -64,6 +71,11 @@ func (r *Runner) reapOrphans() {
 		if err != nil || json.Unmarshal(data, &rec) != nil {
 			os.Remove(path)
 			continue
+		}
+		if rec.RunnerPID != 0 && rec.RunnerPID != os.Getpid() {
+			if owner, err := platform.FingerprintOf(rec.RunnerPID); err == nil && owner.StartTime == rec.RunnerStart {
+				continue // its Runner is alive: not an orphan
+			}
 		}
 		fp := platform.Fingerprint{PID: rec.PID, StartTime: rec.StartTime, Exe: rec.Exe}
 		if fp.Alive() && rec.PGID == rec.PID {

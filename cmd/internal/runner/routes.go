@@ -33,6 +33,8 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Handle(rt, "network", r.Network)
 	localapi.Handle(rt, "probe", r.Probe)
 	localapi.Handle(rt, "close_page", r.ClosePage)
+	localapi.Handle(rt, "cdp", r.CDP)
+	localapi.Handle(rt, "discover", r.Discover)
 	localapi.Handle(rt, "stop", func(context.Context, struct{}) (map[string]any, error) {
 		if r.opts.Stop != nil {
 			r.opts.Stop()

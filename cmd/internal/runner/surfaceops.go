@@ -60,6 +60,9 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (js
 	if err != nil {
 		return nil, err
 	}
+	if err := p.authorize(ctx); err != nil { // it may have left while we read
+		return nil, err
+	}
 	return raw(s)
 }
 
@@ -167,6 +170,9 @@ func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (json.RawMe
 	}
 	res, err := p.surf.Wait(ctx, o)
 	if err != nil {
+		return nil, err
+	}
+	if err := p.authorize(ctx); err != nil { // a wait may end on another origin: never report its URL
 		return nil, err
 	}
 	return raw(res)

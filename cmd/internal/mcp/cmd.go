@@ -1,0 +1,301 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/webcodex/webcodex/cdp/origin"
+	"github.com/webcodex/webcodex/cmd/internal/cli"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/runner"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/platform"
+)
+
+// shutdownTimeout bounds closing the embedded Runner's browsers at exit.
+const shutdownTimeout = 30 * time.Second
+
+// approvalDir is where embedded servers keep their approval sockets:
+// <state root>/mcp/<session>/runner.sock.
+const approvalDir = "mcp"
+
+// maxApprovalSockets bounds how many approval sockets are tried or swept.
+const maxApprovalSockets = 64
+
+// cmdOptions are the flags of `webcodex mcp`.
+type cmdOptions struct {
+	runner        bool
+	scopes        string
+	allow         []string
+	allowAttach   bool
+	allowEvaluate bool
+	uploadDir     string
+}
+
+// NewCmdMCP is `webcodex mcp`: the MCP server over stdio. It lives here,
+// not in cli, because it embeds a Runner.
+func NewCmdMCP(f *cli.Factory) *cobra.Command {
+	var o cmdOptions
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve MCP over stdio for agents (embeds a Runner; --runner uses the running one)",
+		Long: `Serve the Model Context Protocol on stdin/stdout for an agent host:
+
+  claude mcp add webcodex -- webcodex mcp
+  codex mcp add webcodex -- webcodex mcp
+
+By default the server embeds its own Runner (nothing else to start; it does not
+listen on the Runner socket, so it never collides with a daemon). --runner uses the
+running daemon instead (starting one in the background when none answers).
+
+Safety flags (the owner's decisions; no tool argument changes them):
+  --scopes        what the agent may do: browser:read, browser:launch, browser:control
+  --allow ORIGIN  origins its browsers may reach and read (repeatable); none = the open
+                  web for launched browsers, nothing for attached ones
+  --allow-attach  let it attach to your own browser (each attach still needs your approval)
+  --allow-evaluate  JavaScript evaluation and raw page CDP on attached browsers
+  --upload-dir    the one directory files may be uploaded from (unset: uploads refused)`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return runServer(f, o) },
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&o.runner, "runner", false, "use the running Runner daemon (webcodex serve) instead of an embedded one")
+	fl.StringVar(&o.scopes, "scopes", DefaultScopes, "comma-separated scopes: browser:read, browser:launch, browser:control")
+	fl.StringArrayVar(&o.allow, "allow", nil, "origin the agent's browsers may reach, [scheme://]host[:port] (repeatable)")
+	fl.BoolVar(&o.allowAttach, "allow-attach", false, "allow attaching to your running browser (needs browser:control and your approval each time)")
+	fl.BoolVar(&o.allowEvaluate, "allow-evaluate", false, "allow JavaScript evaluation and raw page CDP on attached browsers")
+	fl.StringVar(&o.uploadDir, "upload-dir", os.Getenv("WEBCODEX_UPLOAD_DIR"), "the one directory files may be uploaded from (unset: uploads refused)")
+	cmd.AddCommand(newCmdApprove(f))
+	return cmd
+}
+
+func newSession() string {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Errorf("mcp: crypto/rand: %w", err))
+	}
+	return "mcp-" + hex.EncodeToString(b[:])
+}
+
+// runServer serves until the client disconnects (stdin closes) or a signal.
+func runServer(f *cli.Factory, o cmdOptions) error {
+	scopes, err := ParseScopes(o.scopes)
+	if err != nil {
+		return &cli.UsageError{Err: err}
+	}
+	logger := log.New(f.IO.Err, "webcodex mcp: ", log.LstdFlags)
+	if _, dropped := origin.New(origin.Owned, o.allow); len(dropped) > 0 {
+		for _, d := range dropped {
+			logger.Printf("--allow %q is dropped: %s", d.Entry, d.Reason)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	dir, err := runner.StateDir()
+	if err != nil {
+		return err
+	}
+	opts := Options{
+		Scopes: scopes, Allow: o.allow, AllowAttach: o.allowAttach, AllowEvaluate: o.allowEvaluate,
+		Uploads: o.uploadDir != "", Session: newSession(), Version: cli.Version, Logf: logger.Printf,
+	}
+	if o.runner {
+		c, err := f.Client(ctx)
+		if err != nil {
+			return err
+		}
+		if o.uploadDir != "" {
+			logger.Printf("--upload-dir is the daemon's setting (webcodex serve --upload-dir); ignored with --runner")
+			opts.Uploads = false
+		}
+		opts.Backend = Remote{C: c}
+	} else {
+		r, err := runner.New(runner.Options{StateDir: dir, Version: cli.Version, Logf: logger.Printf, UploadDir: o.uploadDir})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			defer cancel()
+			r.Shutdown(sctx)
+		}()
+		closeApprovals, err := serveApprovals(ctx, dir, opts.Session, r, logger.Printf)
+		if err != nil {
+			logger.Printf("approvals from a terminal are unavailable: %v", err)
+		} else {
+			defer closeApprovals()
+		}
+		opts.Backend, opts.Embedded = r, true
+	}
+	s := NewServer(opts)
+	t := &sdk.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}}
+	if err := s.Run(ctx, t); err != nil && ctx.Err() == nil && !isEOF(err) {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func isEOF(err error) bool {
+	return err == io.EOF || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed")
+}
+
+// serveApprovals opens the embedded Runner's approval socket, so that
+// `webcodex mcp approve ID` reaches it from a terminal. It serves only the
+// approval routes (approve checks for a person at a terminal), sweeps the
+// sockets of servers that are gone, and returns a func that closes it and
+// removes its directory.
+func serveApprovals(ctx context.Context, stateDir, session string, r *runner.Runner, logf func(string, ...any)) (func(), error) {
+	root := filepath.Join(stateDir, approvalDir)
+	if err := platform.EnsurePrivateDir(root); err != nil {
+		return nil, err
+	}
+	sweepApprovalSockets(root)
+	dir := filepath.Join(root, session)
+	if err := platform.EnsurePrivateDir(dir); err != nil {
+		return nil, err
+	}
+	ln, err := localapi.Listen(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	actx, cancel := context.WithCancel(ctx)
+	srv := &localapi.Server{Routes: r.ApprovalRoutes(), Logf: logf}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		srv.Run(actx, ln)
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			wg.Wait()
+			os.RemoveAll(dir)
+		})
+	}, nil
+}
+
+// sweepApprovalSockets removes the directories of approval sockets nobody
+// answers on (servers that died).
+func sweepApprovalSockets(root string) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for i, e := range entries {
+		if i >= maxApprovalSockets || !e.IsDir() || !strings.HasPrefix(e.Name(), "mcp-") {
+			continue
+		}
+		sock := filepath.Join(root, e.Name(), localapi.SocketName)
+		c, err := net.DialTimeout("unix", sock, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			continue
+		}
+		os.RemoveAll(filepath.Join(root, e.Name()))
+	}
+}
+
+// newCmdApprove is `webcodex mcp approve ID`: the person approves, at a
+// terminal, an attach an embedded server asked for when its MCP client
+// could not ask them itself.
+func newCmdApprove(f *cli.Factory) *cobra.Command {
+	var deny bool
+	cmd := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Approve (or --deny) an attach a `webcodex mcp` server is waiting for: interactive terminal only",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return &cli.UsageError{Err: fmt.Errorf("%s takes the approval request id", cmd.CommandPath())}
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			if !isTerminal(f.IO.In) || !isTerminal(f.IO.Out) {
+				return fsm.Refuse(fsm.ApprovalInvalid, "approval needs a person at an interactive terminal (stdin and stdout must be a TTY)")
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			c, info, err := findApproval(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.Out, "\n%s\n\nThis request expires at %s.\n", info.Summary, info.Expires.Local().Format(time.TimeOnly))
+			if deny {
+				if _, err := localapi.Call[localapi.ApprovalRequest, map[string]any](ctx, c, "deny", localapi.ApprovalRequest{ID: args[0]}); err != nil {
+					return err
+				}
+				fmt.Fprintln(f.IO.Out, "denied.")
+				return nil
+			}
+			fmt.Fprint(f.IO.Out, "Type \"allow\" to approve, anything else to cancel: ")
+			line, _ := bufio.NewReader(io.LimitReader(f.IO.In, 256)).ReadString('\n')
+			if strings.TrimSpace(line) != "allow" {
+				fmt.Fprintln(f.IO.Out, "not approved.")
+				return fsm.Refuse(fsm.ApprovalInvalid, "the person did not confirm")
+			}
+			if _, err := localapi.Call[localapi.ApprovalRequest, map[string]any](ctx, c, "approve", localapi.ApprovalRequest{ID: args[0]}); err != nil {
+				return err
+			}
+			fmt.Fprintln(f.IO.Out, "approved. The agent can call browser_attach again to connect.")
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&deny, "deny", false, "deny the request instead")
+	return cmd
+}
+
+// findApproval asks each live embedded server's approval socket for the
+// request.
+func findApproval(ctx context.Context, id string) (*localapi.Client, localapi.ApprovalSummary, error) {
+	dir, err := runner.StateDir()
+	if err != nil {
+		return nil, localapi.ApprovalSummary{}, err
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, approvalDir))
+	for i, e := range entries {
+		if i >= maxApprovalSockets || !e.IsDir() {
+			continue
+		}
+		c := localapi.NewClient(filepath.Join(dir, approvalDir, e.Name()))
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		info, err := localapi.Call[localapi.ApprovalRequest, localapi.ApprovalSummary](cctx, c, "approval", localapi.ApprovalRequest{ID: id})
+		cancel()
+		if err == nil {
+			return c, info, nil
+		}
+	}
+	return nil, localapi.ApprovalSummary{}, fsm.Refuse(fsm.ApprovalInvalid, "no running `webcodex mcp` server has this approval request (it may have expired); if the agent uses --runner, run `webcodex approve ID` instead")
+}
+
+// isTerminal reports whether v is a character device (a terminal).
+func isTerminal(v any) bool {
+	file, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := file.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,258 @@
+// Package mcp is webcodex's entry point for agents: an MCP server (stdio,
+// github.com/modelcontextprotocol/go-sdk) whose tools are the Runner's one
+// tool surface under the names agents know from Playwright MCP, plus
+// webcodex's own (launch, attach, discover, status, reconnect, close, cdp).
+//
+// The server adds no browser logic: the origin gate, the CDP policy, the
+// fences, the bounds and the audit trail live in the Runner, embedded by
+// default or reached over the local API (--runner). What the server adds is
+// the agent's side of the boundary: scopes checked on every tool, the
+// owner's flags (allowlist, attach, evaluate) applied to every browser it
+// launches or attaches, approval of an attach by the person through the
+// host (elicitation), never by a tool argument, and results that are
+// bounded and structured, with refusals as {"refusal":{code,detail,next}}
+// and isError, never a protocol error.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webcodex/webcodex/cmd/internal/runner"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// Bounds of what the server returns and how long a tool may run.
+const (
+	// MaxResultBytes bounds the JSON of one tool result.
+	MaxResultBytes = 512 << 10
+	// MaxScreenshotBytes bounds one PNG.
+	MaxScreenshotBytes = 8 << 20
+	// defaultToolTimeout bounds a tool call that does not wait on a person.
+	defaultToolTimeout = 90 * time.Second
+	// attachTimeout bounds an attach: the person may be answering Chrome's
+	// own prompt.
+	attachTimeout = 4 * time.Minute
+	// maxErrorChars bounds a failure's message.
+	maxErrorChars = 1000
+)
+
+// Options configure a Server.
+type Options struct {
+	// Backend is the Runner: embedded (*runner.Runner) or Remote.
+	Backend Backend
+	// Embedded says the Runner lives in this process: host approvals reach
+	// it, and refusals name `webcodex mcp approve` rather than
+	// `webcodex approve`.
+	Embedded bool
+	Scopes   Scopes
+	// Allow is the owner's origin allowlist for every browser the server
+	// launches or attaches. No tool argument widens it.
+	Allow []string
+	// AllowAttach must be set for browser_attach (with browser:control).
+	AllowAttach bool
+	// AllowEvaluate turns evaluate and raw page CDP on for attachments.
+	AllowEvaluate bool
+	// Uploads reports whether an upload directory is configured.
+	Uploads bool
+	// Session names this server's session in the audit trail and in
+	// approval requests.
+	Session string
+	Version string
+	// Logf logs to stderr (stdout is the protocol); nil discards.
+	Logf func(format string, args ...any)
+}
+
+// Server is the MCP server. Safe for concurrent tool calls.
+type Server struct {
+	opts Options
+	srv  *sdk.Server
+
+	mu      sync.Mutex // mu guards the fields that follow
+	current struct{ browser, page string }
+	asks    map[string]pendingAsk // elicitation state token -> the approval it asks about
+}
+
+// NewServer builds the server and its tools.
+func NewServer(opts Options) *Server {
+	s := &Server{opts: opts, asks: map[string]pendingAsk{}}
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "webcodex", Title: "webcodex browser control", Version: opts.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+	})
+	s.addTools()
+	return s
+}
+
+const instructions = `webcodex drives a real Chromium for you. Start with browser_launch (a fresh, empty browser) or, when the owner allowed it, browser_discover then browser_attach (the person's own browser, after they approve). browser_navigate loads a page; browser_snapshot returns an outline with element refs (eN) and a snapshotId: pass both to browser_click, browser_type and the other element tools, or name elements semantically with target {role,name | label | text | placeholder | testId | css}. Refusals come back as {"refusal":{"code","detail","next"}}: follow "next". Sites outside the owner's allowed origins are refused and stay unreadable; no argument changes that.`
+
+// Run serves MCP on t until the client disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	return s.srv.Run(ctx, t)
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf(format, args...)
+	}
+}
+
+// toolSpec is one tool: its schema, the scopes any of which admits it, and
+// its handler.
+type toolSpec struct {
+	name, title, desc string
+	anyOf             []Scope
+	readOnly          bool
+	destructive       bool
+	openWorld         bool
+}
+
+// call is one tool call as a handler sees it.
+type call struct {
+	tool string
+	req  *sdk.CallToolRequest
+}
+
+// addTool registers a tool whose arguments decode into In. The schema is
+// derived from In and adjusted by tweak; arguments are validated against it
+// here (not by the SDK), so a bad argument is an invalid_argument refusal
+// like any other. fn returns the structured result, or a
+// *sdk.CallToolResult it built itself (images, elicitation).
+func addTool[In any](s *Server, spec toolSpec, tweak func(*jsonschema.Schema), fn func(ctx context.Context, c *call, in In) (any, error)) {
+	schema, err := jsonschema.For[In](&jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Errorf("mcp: schema of %s: %w", spec.name, err))
+	}
+	schema.Type, schema.Types = "object", nil
+	if tweak != nil {
+		tweak(schema)
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Errorf("mcp: resolve the schema of %s: %w", spec.name, err))
+	}
+	destructive := spec.destructive
+	open := spec.openWorld
+	tool := &sdk.Tool{
+		Name: spec.name, Title: spec.title, Description: spec.desc, InputSchema: schema,
+		Annotations: &sdk.ToolAnnotations{Title: spec.title, ReadOnlyHint: spec.readOnly, DestructiveHint: &destructive, OpenWorldHint: &open},
+	}
+	s.srv.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		c := &call{tool: spec.name, req: req}
+		ctx = runner.WithCaller(ctx, runner.Caller{Session: s.opts.Session, Tool: spec.name})
+		if err := s.checkAny(spec.name, spec.anyOf); err != nil {
+			return errorResult(err), nil
+		}
+		in, err := decode[In](resolved, req.Params.Arguments)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		out, err := fn(ctx, c, in)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		if r, ok := out.(*sdk.CallToolResult); ok {
+			return r, nil
+		}
+		return jsonResult(out), nil
+	})
+}
+
+// checkAny admits a tool when any of its scopes is granted.
+func (s *Server) checkAny(tool string, anyOf []Scope) error {
+	var err error
+	for _, sc := range anyOf {
+		if err = s.opts.Scopes.check(tool, sc); err == nil {
+			return nil
+		}
+	}
+	if len(anyOf) > 1 {
+		names := make([]string, len(anyOf))
+		for i, sc := range anyOf {
+			names[i] = string(sc)
+		}
+		return fsm.Refusef(fsm.ScopeDenied, "%s needs one of the scopes %s; this server grants %s", tool, strings.Join(names, ", "), grantedText(s.opts.Scopes))
+	}
+	return err
+}
+
+// decode validates raw arguments against the tool's schema and decodes
+// them strictly.
+func decode[In any](resolved *jsonschema.Resolved, raw json.RawMessage) (In, error) {
+	var in In
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return in, fsm.Refuse(fsm.InvalidArgument, "the arguments are not JSON")
+	}
+	if err := resolved.Validate(v); err != nil {
+		return in, fsm.Refuse(fsm.InvalidArgument, "arguments: "+capText(err.Error(), 500))
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return in, fsm.Refuse(fsm.InvalidArgument, "arguments: "+capText(err.Error(), 500))
+	}
+	return in, nil
+}
+
+// errorResult is a refusal (or failure) as structured content with isError.
+func errorResult(err error) *sdk.CallToolResult {
+	var body map[string]any
+	if ref, ok := fsm.AsRefusal(err); ok {
+		body = map[string]any{"refusal": ref}
+	} else {
+		body = map[string]any{"error": capText(err.Error(), maxErrorChars)}
+	}
+	b, merr := json.Marshal(body)
+	if merr != nil {
+		b = []byte(`{"error":"the error could not be encoded"}`)
+	}
+	return &sdk.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
+}
+
+// jsonResult is a success as structured content (an object) and its JSON
+// text, bounded.
+func jsonResult(v any) *sdk.CallToolResult {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return errorResult(fmt.Errorf("mcp: encode the result: %w", err))
+	}
+	if len(b) > MaxResultBytes {
+		return errorResult(fsm.Refusef(fsm.LimitExceeded, "the result is %d bytes; results are bounded at %d: ask for less (maxChars, a cursor, a narrower scope)", len(b), MaxResultBytes))
+	}
+	if len(b) == 0 || b[0] != '{' {
+		if b, err = json.Marshal(map[string]json.RawMessage{"result": b}); err != nil {
+			return errorResult(err)
+		}
+	}
+	return &sdk.CallToolResult{StructuredContent: json.RawMessage(b), Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
+}
+
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// withTimeout bounds a tool call.
+func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d)
+}
+
+// ToolNames returns the registered tools' names (tests and docs).
+func (s *Server) ToolNames() []string {
+	return append([]string(nil), toolOrder...)
+}
+
+var errNoBrowser = fsm.Refuse(fsm.NotFound, "there is no browser yet: call browser_launch (or browser_navigate, which launches one), or browser_attach")

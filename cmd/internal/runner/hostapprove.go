@@ -1,0 +1,59 @@
+package runner
+
+import (
+	"context"
+	"strings"
+
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// ApproveFromHost records an approval a person gave through the MCP host:
+// the second approval provider, beside `webcodex approve` at a terminal.
+// Only the MCP server calls it, with the id of the request whose summary the
+// host showed the person; it is not a local API route, so nothing that
+// reaches the Runner's socket can approve through it. Approving does not
+// attach: the attach that asked is retried, and the grant is bound to that
+// request's scope as with any approval.
+func (r *Runner) ApproveFromHost(ctx context.Context, id string) (err error) {
+	defer func() { r.auditBrowser(ctx, "", "approve_from_host", err) }()
+	if err := r.broker.Approve(id); err != nil {
+		return err
+	}
+	r.logf("runner: an approval request was approved through the MCP host")
+	return nil
+}
+
+// ApprovalRequestID returns the approval request id an Attach refusal with
+// code browser_consent_required carries, so a caller can ask the person
+// about exactly that request.
+func ApprovalRequestID(err error) (string, bool) {
+	ref, ok := fsm.AsRefusal(err)
+	if !ok || ref.Code != fsm.ConsentRequired {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(ref.Detail, "approval request ")
+	if !ok {
+		return "", false
+	}
+	id, _, ok := strings.Cut(rest, ":")
+	if !ok || id == "" || strings.ContainsAny(id, " \t\n") {
+		return "", false
+	}
+	return id, true
+}
+
+// ApprovalRoutes is the route table of an embedded Runner's approval
+// socket (webcodex mcp without --runner): only what `webcodex mcp approve`
+// needs, with approve checked for a person at a terminal exactly as on the
+// daemon's socket. Browsers are never driven through it.
+func (r *Runner) ApprovalRoutes() *localapi.Routes {
+	rt := &localapi.Routes{}
+	localapi.Handle(rt, "ping", func(context.Context, struct{}) (map[string]any, error) {
+		return map[string]any{"ok": true}, nil
+	})
+	localapi.Handle(rt, "approval", r.ApprovalInfo)
+	localapi.Handle(rt, "approve", r.Approve)
+	localapi.Handle(rt, "deny", r.Deny)
+	return rt
+}
