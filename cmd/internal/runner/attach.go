@@ -323,7 +323,10 @@ func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
 	}
 	dctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	sock, err := r.dial(dctx, b.ep)
+	sock, err := r.dialUnderPrompt(dctx, cancel, b, m, &facts)
+	if ref, ok := fsm.AsRefusal(err); ok && ref.Code == fsm.WrongTargetRefused {
+		return err
+	}
 	switch {
 	case err == nil:
 		fire(consent.HandshakeComplete)
@@ -354,6 +357,72 @@ func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
 	b.mu.Unlock()
 	r.countHandshake()
 	return nil
+}
+
+// observeInterval is how often the ConsentUI adapter looks for the
+// browser's prompt while the handshake is held.
+const observeInterval = 200 * time.Millisecond
+
+type dialResult struct {
+	sock cdp.Socket
+	err  error
+}
+
+// dialUnderPrompt dials the one socket and, while Chrome holds its handshake
+// for the "Allow remote debugging?" prompt, lets the ConsentUI adapter
+// observe the prompt and press its one exact action, at most once. An
+// ambiguous or stale prompt ends the attempt with browser_wrong_target_refused
+// and nothing pressed twice.
+func (r *Runner) dialUnderPrompt(ctx context.Context, cancel context.CancelFunc, b *Browser, m *fsm.Machine[consent.State, consent.Trigger, consent.Facts], facts *consent.Facts) (cdp.Socket, error) {
+	results := make(chan dialResult, 1)
+	go func() { // owned here: every path below receives its result
+		s, err := r.dial(ctx, b.ep)
+		results <- dialResult{s, err}
+	}()
+	abandon := func(reason string) (cdp.Socket, error) {
+		cancel()
+		if res := <-results; res.sock != nil {
+			res.sock.Close()
+		}
+		if m.State() != consent.TimeoutOrAmbiguity {
+			m.Fire(context.Background(), consent.DeadlineExpired)
+		}
+		m.Fire(context.Background(), consent.Refuse)
+		return nil, fsm.Refuse(fsm.WrongTargetRefused, reason)
+	}
+	ui := r.opts.ConsentUI
+	if ui == nil {
+		ui = consent.NoConsentUI{}
+	}
+	id := consent.Identity{PID: b.ep.fp.PID, StartTime: b.ep.fp.StartTime, Executable: b.ep.fp.Exe}
+	tick := time.NewTicker(observeInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case res := <-results:
+			return res.sock, res.err
+		case <-tick.C:
+			if m.State() != consent.ConnectingPendingConsent {
+				continue // pressed already: one consent action per attempt
+			}
+			cands, err := ui.Observe(ctx, id)
+			if err != nil || len(cands) == 0 {
+				continue
+			}
+			c, exact := consent.SelectExact(id, cands)
+			facts.ExactCandidate = exact
+			m.Fire(ctx, consent.PromptObserved)
+			if !exact {
+				return abandon("the browser's consent prompt could not be identified exactly (a decoy, or several candidates); answer it yourself, then attach again")
+			}
+			if _, err := m.Fire(ctx, consent.Press); err != nil { // effect press_consent
+				return abandon("the consent prompt changed before it could be pressed")
+			}
+			if err := ui.Press(ctx, c); err != nil {
+				return abandon("the consent prompt changed between observation and press; nothing was pressed twice")
+			}
+		}
+	}
 }
 
 // dial opens the one browser-level socket, through Options.NetDialContext

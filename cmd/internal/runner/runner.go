@@ -38,6 +38,10 @@ type Options struct {
 	// ConsentDeadline bounds the wait for the person to answer Chrome's
 	// prompt; zero means DefaultConsentDeadline.
 	ConsentDeadline time.Duration
+	// ConsentUI observes and presses the browser's own consent prompt while
+	// a handshake is held; nil means consent.NoConsentUI (Linux: the person
+	// answers Chrome's prompt).
+	ConsentUI consent.ConsentUI
 	// NetDialContext dials attached browsers' endpoints; nil means a plain
 	// dialer. Fault-injection tests wrap the real socket with it.
 	NetDialContext func(ctx context.Context, network, addr string) (net.Conn, error)

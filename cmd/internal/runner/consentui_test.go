@@ -1,0 +1,155 @@
+package runner
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/consent"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// fakeConsentUI stands in for a desktop accessibility adapter, which cannot
+// run here: it shows the candidates a test scripts and, on a press of the
+// "allow" candidate, releases the held handshake as Chrome would.
+type fakeConsentUI struct {
+	mu      sync.Mutex
+	cands   func(consent.Identity) []consent.Candidate
+	stale   bool
+	presses atomic.Int32
+	release func()
+}
+
+func (f *fakeConsentUI) Observe(_ context.Context, id consent.Identity) ([]consent.Candidate, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cands(id), nil
+}
+
+func (f *fakeConsentUI) Press(_ context.Context, c consent.Candidate) error {
+	f.presses.Add(1)
+	if f.stale {
+		return consent.ErrStaleCandidate
+	}
+	f.release()
+	return nil
+}
+
+func exactCandidate(id consent.Identity) consent.Candidate {
+	return consent.Candidate{ID: "allow", OwnerPID: id.PID, OwnerStart: id.StartTime, Executable: id.Executable, Role: "push button", Action: "allow", Modal: true}
+}
+
+// heldRunner is a Runner whose dials to the user's browser are held, as
+// Chrome holds the handshake while its prompt is up.
+func heldRunner(t *testing.T, h *harness, ui *fakeConsentUI) (*Runner, chan struct{}) {
+	t.Helper()
+	hold := make(chan struct{})
+	var once sync.Once
+	ui.release = func() { once.Do(func() { close(hold) }) }
+	h.dial.mu.Lock()
+	h.dial.hold = hold
+	h.dial.mu.Unlock()
+	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: h.logs.logf, NetDialContext: h.dial.dial,
+		ConsentDeadline: 2 * time.Second, ConsentUI: ui})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Shutdown(context.Background()) })
+	return r, hold
+}
+
+func TestFakeConsentUIAdversarialPrompts(t *testing.T) {
+	u := startUsersChrome(t)
+	req := localapi.AttachRequest{ProfileDir: u.profile}
+	cases := []struct {
+		name    string
+		cands   func(consent.Identity) []consent.Candidate
+		stale   bool
+		want    fsm.Code // "" = attached
+		presses int32
+	}{
+		{"one exact candidate is pressed once", func(id consent.Identity) []consent.Candidate {
+			return []consent.Candidate{exactCandidate(id)}
+		}, false, "", 1},
+		{"a decoy prompt from another process is never pressed", func(id consent.Identity) []consent.Candidate {
+			d := exactCandidate(id)
+			d.OwnerPID++
+			return []consent.Candidate{d}
+		}, false, fsm.WrongTargetRefused, 0},
+		{"two matching candidates are ambiguous", func(id consent.Identity) []consent.Candidate {
+			return []consent.Candidate{exactCandidate(id), exactCandidate(id)}
+		}, false, fsm.WrongTargetRefused, 0},
+		{"a candidate gone stale before the press is not pressed again", func(id consent.Identity) []consent.Candidate {
+			return []consent.Candidate{exactCandidate(id)}
+		}, true, fsm.WrongTargetRefused, 1},
+		{"no prompt and no answer ends at the deadline", func(consent.Identity) []consent.Candidate { return nil }, false, fsm.ConsentRequired, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t)
+			ui := &fakeConsentUI{cands: c.cands, stale: c.stale}
+			r, _ := heldRunner(t, h, ui)
+			_, err := r.Attach(context.Background(), req)
+			r.broker.Approve(requestID(t, err))
+			start := time.Now()
+			_, err = r.Attach(context.Background(), req)
+			if c.want == "" && err != nil || c.want != "" && !fsm.IsCode(err, c.want) {
+				t.Fatalf("attach = %v, want %q", err, c.want)
+			}
+			if got := ui.presses.Load(); got != c.presses {
+				t.Fatalf("%d presses, want %d", got, c.presses)
+			}
+			if time.Since(start) > 10*time.Second {
+				t.Fatal("the attempt outlived its deadline")
+			}
+			if c.want != "" && r.handshakes != 0 {
+				t.Fatalf("a refused attempt counted %d sockets", r.handshakes)
+			}
+		})
+	}
+}
+
+// TestDismissedPromptRevokesGrant: Chrome answers 403 when the person
+// cancels its prompt; the grant is revoked and nothing is retried.
+func TestDismissedPromptRevokesGrant(t *testing.T) {
+	u := startUsersChrome(t)
+	h := newHarness(t)
+	refuse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "Connection rejected", http.StatusForbidden)
+	}))
+	defer refuse.Close()
+	var dials atomic.Int32
+	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: h.logs.logf, ConsentDeadline: 5 * time.Second,
+		// The person pressed Cancel: the browser answers the upgrade with 403.
+		NetDialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			dials.Add(1)
+			var d net.Dialer
+			return d.DialContext(ctx, network, refuse.Listener.Addr().String())
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Shutdown(context.Background())
+	req := localapi.AttachRequest{ProfileDir: u.profile}
+	_, err = r.Attach(context.Background(), req)
+	r.broker.Approve(requestID(t, err))
+	if _, err := r.Attach(context.Background(), req); !fsm.IsCode(err, fsm.ConsentRevoked) {
+		t.Fatalf("attach after Cancel = %v, want %s", err, fsm.ConsentRevoked)
+	}
+	if dials.Load() != 1 {
+		t.Fatalf("%d dials, want exactly 1: a dismissal is never retried", dials.Load())
+	}
+	if _, err := r.Attach(context.Background(), req); !fsm.IsCode(err, fsm.ConsentRequired) {
+		t.Fatalf("attach after a revoked grant = %v, want a new approval (%s)", err, fsm.ConsentRequired)
+	}
+	if dials.Load() != 1 {
+		t.Fatal("a revoked grant dialed again")
+	}
+}
