@@ -284,6 +284,7 @@ func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (res lo
 	}
 	b.coord = reconnect.NewCoordinator(b.reconnectHooks(), &b.gens)
 	if err := r.register(ctx, b, b.watchAttached); err != nil {
+		b.c().Close() // detach: the Runner is stopping
 		return localapi.AttachResult{}, err
 	}
 	r.logf("runner: attached browser %s (%s)", b.id, e.product)

@@ -145,17 +145,23 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	}
 	b.proc = proc
 	b.record = r.writeRecord(b, lopts)
-	if err := b.connect(ctx); err != nil {
-		b.att.Fire(ctx, lease.AttachFailed)
+	abort := func(err error) (localapi.BrowserInfo, error) {
+		b.att.Fire(ctx, lease.AttachFailed) // effect reap_process_tree
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+		defer cancel()
+		if c := b.c(); c != nil {
+			c.Close()
+		}
 		proc.Close(cctx, nil)
-		cancel()
 		b.release(lopts)
 		r.removeRecord(b.record)
 		return localapi.BrowserInfo{}, err
 	}
+	if err := b.connect(ctx); err != nil {
+		return abort(err)
+	}
 	if err := r.register(ctx, b, b.watch); err != nil {
-		return localapi.BrowserInfo{}, err
+		return abort(err)
 	}
 	r.logf("runner: launched browser %s (%s)", b.id, b.mode)
 	return b.info(ctx), nil
@@ -164,12 +170,16 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 // register moves a connected browser to ready, lists it, adopts its pages
 // and starts its watcher (owned: teardown on exit; attached: reconnect).
 func (r *Runner) register(ctx context.Context, b *Browser, watch func()) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return errClosed // Shutdown has already collected the browsers to close
+	}
+	r.browsers[b.id] = b
+	r.mu.Unlock()
 	if _, err := b.att.Fire(ctx, lease.AttachUp); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	r.browsers[b.id] = b
-	r.mu.Unlock()
 	if err := b.adoptPages(ctx); err != nil {
 		r.logf("runner: browser %s: listing pages: %s", b.id, refusalCode(err))
 	}
