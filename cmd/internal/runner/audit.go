@@ -141,12 +141,20 @@ func (r *Runner) auditPageOp(ctx context.Context, pageID, action, rawURL string,
 	rec := newRecord(ctx, action)
 	rec.Page = pageID
 	r.mu.Lock()
-	if p := r.pages[pageID]; p != nil {
+	p := r.pages[pageID]
+	r.mu.Unlock()
+	if p != nil {
 		rec.Browser = p.browser.id
 	}
-	r.mu.Unlock()
-	if rawURL != "" {
+	switch {
+	case rawURL != "":
 		rec.Origin = originOf(rawURL)
+	case p != nil:
+		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		if id, ierr := p.surf.Identity(ictx); ierr == nil {
+			rec.Origin = originOf(id.URL)
+		}
+		cancel()
 	}
 	rec.settle(err)
 	r.appendAudit(rec)

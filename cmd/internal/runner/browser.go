@@ -360,7 +360,8 @@ func (b *Browser) attachPage(ctx context.Context, id target.ID, opened bool) (*P
 		return nil, fmt.Errorf("runner: attach page: %w", err)
 	}
 	gen := b.gens.Current()
-	surf, err := surface.New(ctx, sess, surface.Options{
+	surf, err := surface.New(ctx, b.gatedSession(sess, cdproto.FrameID(id)), surface.Options{
+		Child:      b.gatedChild(sess),
 		Generation: uint64(gen),
 		Gate:       gateAdapter{g: b.r.gates, key: lease.GateKey{Browser: b.id, Target: string(id)}},
 		UploadDir:  b.r.opts.UploadDir,
