@@ -95,7 +95,7 @@ func startServer(t testing.TB, o serverOpts) *server {
 	t.Helper()
 	state := o.state
 	if state == "" {
-		state = filepath.Join(t.TempDir(), "state")
+		state = shortDir(t)
 	}
 	s := &server{t: t, state: state, stderr: &syncBuffer{}}
 	cmd := exec.Command(binary, append([]string{"mcp"}, o.args...)...)
@@ -120,6 +120,18 @@ func startServer(t testing.TB, o serverOpts) *server {
 		}
 	})
 	return s
+}
+
+// shortDir is a state root short enough for unix socket paths (108 bytes),
+// which t.TempDir (named after the test) is not.
+func shortDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "wcm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, "state")
 }
 
 // result is a decoded tool result.

@@ -70,6 +70,11 @@ func (r *Runner) Goto(ctx context.Context, req localapi.GotoRequest) (_ localapi
 	if err != nil {
 		return localapi.NavResult{}, err
 	}
+	if p.personal() {
+		if err := p.authorize(ctx); err != nil {
+			return localapi.NavResult{}, err
+		}
+	}
 	if err := p.browser.gate.Check(req.URL); err != nil {
 		return localapi.NavResult{}, err
 	}
@@ -93,9 +98,21 @@ func (p *Page) authorize(ctx context.Context) error {
 		return err
 	}
 	if err := p.browser.gate.Check(id.URL); err != nil {
+		if p.personal() {
+			// The person's tab went where the agent may not look: refused
+			// exactly like an unknown id, not "left".
+			return fsm.Refuse(fsm.NotFound, "no such page")
+		}
 		return leftAllowlist(err)
 	}
 	return nil
+}
+
+// personal reports whether p is a tab of the person's own browser that
+// webcodex did not open: once it is off the allowlist it is invisible and
+// refused like an unknown id, and never navigated.
+func (p *Page) personal() bool {
+	return p.browser.mode == localapi.ModeAttached && !p.opened
 }
 
 // leftAllowlist tells the agent the page left the allowlist, naming the
