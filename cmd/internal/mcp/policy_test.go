@@ -1,0 +1,267 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/webcodex/webcodex/cdp/policy"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// TestCDPPolicyThroughTool: through browser_cdp, every withheld command and
+// every command of a withheld or unreviewed domain is refused; page-scoped
+// commands pass; a result over the bound is refused, not cut.
+func TestCDPPolicyThroughTool(t *testing.T) {
+	needChromium(t)
+	var big strings.Builder
+	big.WriteString(`<!doctype html><title>big</title>`)
+	for i := 0; i < 6000; i++ {
+		big.WriteString(`<div class="row"><span>row</span></div>`)
+	}
+	srv := fixture(t, map[string]string{"/": `<!doctype html><title>cdp</title><p>page</p>`, "/big": big.String()})
+	s := startServer(t, serverOpts{})
+	s.ok("browser_navigate", map[string]any{"url": srv.URL + "/"})
+
+	// The commands the issue names are all withheld.
+	named := []string{
+		"Network.getAllCookies", "Network.getCookies", "Network.setCookie", "Network.setCookies",
+		"Network.deleteCookies", "Network.clearBrowserCookies", "Page.navigate", "DOM.setFileInputFiles",
+		"Page.setDownloadBehavior", "Browser.setDownloadBehavior", "Runtime.addBinding", "Target.exposeDevToolsProtocol",
+	}
+	withheld := map[string]bool{}
+	for _, c := range policy.WithheldCommands() {
+		withheld[c.Method] = true
+	}
+	for _, m := range named {
+		if !withheld[m] && !strings.HasPrefix(m, "Browser.") && !strings.HasPrefix(m, "Target.") {
+			t.Errorf("%s is not in the withheld list", m)
+		}
+	}
+	var methods []string
+	methods = append(methods, named...)
+	for m := range withheld {
+		methods = append(methods, m)
+	}
+	for _, d := range policy.Domains() {
+		if !d.Allowed {
+			methods = append(methods, d.Name+".enable", d.Name+".anything")
+		}
+	}
+	methods = append(methods, "Unreviewed.enable", "Target.getTargets", "Storage.getCookies", "IndexedDB.requestData", "notamethod", "")
+	for _, m := range methods {
+		ref := s.refused("browser_cdp", map[string]any{"method": m}, fsm.PolicyDenied)
+		if strings.Contains(ref.Detail, srv.URL) {
+			t.Errorf("%s: refusal names the page", m)
+		}
+	}
+
+	// Page-scoped commands pass.
+	res := s.ok("browser_cdp", map[string]any{"method": "Runtime.evaluate", "params": map[string]any{"expression": "6*7", "returnByValue": true}})
+	if v := res["result"].(map[string]any)["result"].(map[string]any)["value"]; v != float64(42) {
+		t.Fatalf("Runtime.evaluate = %v", res)
+	}
+	s.ok("browser_cdp", map[string]any{"method": "DOM.getDocument"})
+	s.ok("browser_cdp", map[string]any{"method": "Emulation.setDeviceMetricsOverride", "params": map[string]any{"width": 800, "height": 600, "deviceScaleFactor": 1, "mobile": false}})
+	// The browser's own refusal is a refusal, not a protocol error.
+	s.refused("browser_cdp", map[string]any{"method": "DOM.describeNode", "params": map[string]any{"nodeId": 999999}}, fsm.InvalidArgument)
+
+	// Bounded: the whole DOM of a big page is more than 200,000 characters.
+	s.ok("browser_navigate", map[string]any{"url": srv.URL + "/big"})
+	s.refused("browser_cdp", map[string]any{"method": "DOM.getDocument", "params": map[string]any{"depth": -1}}, fsm.LimitExceeded)
+
+	// Each refusal and call is audited with its method; params never are.
+	recs, audit := auditRecords(t, s.state)
+	if !hasRecord(recs, map[string]string{"tool": "browser_cdp", "action": "cdp:Network.getAllCookies", "verdict": string(fsm.PolicyDenied)}) ||
+		!hasRecord(recs, map[string]string{"tool": "browser_cdp", "action": "cdp:Runtime.evaluate", "outcome": "ok"}) {
+		t.Fatalf("cdp calls are not audited:\n%s", audit)
+	}
+	noSecrets(t, "the audit trail", audit, "6*7", "deviceScaleFactor")
+}
+
+// TestReadOnlyServer: a server granted browser:read refuses every effect
+// before it reaches the Runner, and its capability bits are honest.
+func TestReadOnlyServer(t *testing.T) {
+	s := startServer(t, serverOpts{args: []string{"--scopes", "browser:read"}})
+	effects := map[string]map[string]any{
+		"browser_launch":         {},
+		"browser_attach":         {"candidate": "chromium"},
+		"browser_reconnect":      {},
+		"browser_close":          {},
+		"browser_navigate":       {"url": "http://127.0.0.1:1/"},
+		"browser_click":          {"target": map[string]any{"text": "x"}},
+		"browser_type":           {"target": map[string]any{"label": "x"}, "text": "secret"},
+		"browser_fill_form":      {"fields": []any{map[string]any{"target": map[string]any{"label": "x"}, "type": "textbox", "value": "v"}}},
+		"browser_press_key":      {"key": "Enter"},
+		"browser_select_option":  {"target": map[string]any{"label": "x"}, "values": []string{"a"}},
+		"browser_hover":          {"target": map[string]any{"text": "x"}},
+		"browser_evaluate":       {"expression": "1"},
+		"browser_file_upload":    {"target": map[string]any{"label": "x"}, "files": []string{"a"}},
+		"browser_handle_dialog":  {"accept": true},
+		"browser_cdp":            {"method": "Runtime.evaluate"},
+		"browser_tabs new":       {"action": "new"},
+		"browser_tabs close":     {"action": "close", "page": "p-1"},
+		"browser_tabs (no more)": nil,
+	}
+	for name, args := range effects {
+		if args == nil {
+			continue
+		}
+		tool, _, _ := strings.Cut(name, " ")
+		ref := s.refused(tool, args, fsm.ScopeDenied)
+		if !strings.Contains(ref.Detail, "browser:read") {
+			t.Errorf("%s: the refusal does not say what is granted: %q", name, ref.Detail)
+		}
+	}
+	// Every tool outside browser:read is in the list above.
+	readOnly := map[string]bool{"browser_discover": true, "browser_status": true, "browser_snapshot": true, "browser_wait_for": true,
+		"browser_take_screenshot": true, "browser_console_messages": true, "browser_network_requests": true, "browser_tabs": true}
+	for _, tool := range toolOrder {
+		if _, ok := effects[tool]; !ok && !readOnly[tool] {
+			t.Errorf("%s is neither checked here nor read-only", tool)
+		}
+	}
+	st := s.ok("browser_status", nil)
+	if scopes := st["server"].(map[string]any)["scopes"].([]any); len(scopes) != 1 || scopes[0] != "browser:read" {
+		t.Fatalf("status scopes = %v", scopes)
+	}
+	caps := st["capabilities"].(map[string]any)
+	if caps["browser_managed_profile"] != true || caps["browser_extension_bridge"] != false || caps["browser_surface_handoff"] != false {
+		t.Fatalf("capability bits %v", caps)
+	}
+	d := s.ok("browser_discover", nil)
+	if d["launch_allowed"] != false || d["discover"].(map[string]any)["extension_bridge"] != false {
+		t.Fatalf("discover = %v", d)
+	}
+	// Reads work (and say there is nothing to read yet).
+	s.refused("browser_snapshot", nil, fsm.NotFound)
+	// Nothing was attempted, so nothing was audited.
+	if _, err := os.Stat(s.state + "/audit.jsonl"); err == nil {
+		_, audit := auditRecords(t, s.state)
+		t.Fatalf("refused tools reached the Runner:\n%s", audit)
+	}
+	// A bad scope is a usage error.
+	cmd := exec.Command(binary, "mcp", "--scopes", "browser:everything")
+	cmd.Env = append(os.Environ(), "WEBCODEX_STATE_DIR="+shortDir(t))
+	if err := cmd.Run(); err == nil || cmd.ProcessState.ExitCode() != 2 {
+		t.Fatalf("unknown scope: %v, exit %d", err, cmd.ProcessState.ExitCode())
+	}
+}
+
+// TestManagedProfileCapability: browser_managed_profile is true because a
+// managed profile really launches (headless here: no display).
+func TestManagedProfileCapability(t *testing.T) {
+	needChromium(t)
+	s := startServer(t, serverOpts{})
+	res := s.ok("browser_launch", map[string]any{"managed": "mcp-test", "headless": true})
+	if str(res, "browser", "mode") != "owned_managed_persistent" || str(res, "browser", "profile") != "mcp-test" {
+		t.Fatalf("managed launch = %v", res)
+	}
+	s.refused("browser_launch", map[string]any{"managed": "../etc"}, fsm.InvalidArgument)
+	s.refused("browser_launch", map[string]any{"managed": "mcp-test", "headless": true}, fsm.LeaseHeld)
+	s.ok("browser_close", nil)
+	d := s.ok("browser_discover", nil)
+	if profiles := d["discover"].(map[string]any)["managed_profiles"].([]any); len(profiles) != 1 || profiles[0] != "mcp-test" {
+		t.Fatalf("managed profiles = %v", profiles)
+	}
+}
+
+// TestPolicyCheckCLI: `webcodex policy check` through the built binary.
+func TestPolicyCheckCLI(t *testing.T) {
+	cases := []struct {
+		mode    string
+		allow   []string
+		url     string
+		allowed bool
+	}{
+		{"attach", []string{"github.com"}, "https://github.com/x", true},
+		{"attach", []string{"github.com"}, "https://api.github.com/", true},
+		{"attach", []string{"github.com"}, "http://github.com:8080/", true},
+		{"attach", []string{"github.com"}, "https://github.com.evil.com/", false},
+		{"attach", []string{"github.com"}, "https://evilgithub.com/", false},
+		{"attach", []string{"github.com"}, "https://github.com@evil.com/", false},
+		{"attach", []string{"github.com"}, "https://evil.com\\@github.com/", false},
+		{"attach", []string{"github.com"}, "https://github.com./", false},
+		{"attach", []string{"github.com"}, "wss://github.com/", false},
+		{"attach", []string{"https://github.com"}, "http://github.com/", false},
+		{"attach", []string{"github.com:443"}, "https://github.com/", true},
+		{"attach", []string{"github.com:443"}, "https://github.com:8443/", false},
+		{"attach", []string{"127.0.0.1"}, "http://2130706433/", true},
+		{"attach", []string{"127.0.0.1"}, "http://0x7f.1/", true},
+		{"attach", []string{"127.0.0.1"}, "http://[::ffff:127.0.0.1]/", false},
+		{"attach", []string{"localhost"}, "http://app.localhost/", true},
+		{"attach", []string{"localhost"}, "http://127.0.0.1/", false},
+		{"attach", []string{"com"}, "https://example.com/", false},
+		{"attach", nil, "https://example.com/", false},
+		{"attach", nil, "about:blank", false},
+		{"attach", []string{"example.com"}, "about:blank", true},
+		{"attach", []string{"example.com"}, "blob:https://example.com/uuid", true},
+		{"attach", []string{"example.com"}, "javascript:alert(1)", false},
+		{"attach", []string{"example.com"}, "data:text/html,hi", false},
+		{"attach", []string{"example.com"}, "file:///etc/passwd", false},
+		{"attach", []string{"example.com"}, "https://exa\tmple.com/", true},
+		{"attach", []string{"bücher.example"}, "https://xn--bcher-kva.example/", true},
+		{"attach", []string{"example.com"}, "not a url", false},
+		{"launch", nil, "https://example.com/", true},
+		{"launch", nil, "chrome://settings", false},
+		{"launch", nil, "ws://example.com/", false},
+	}
+	for _, c := range cases {
+		args := []string{"--json", "policy", "check", "--mode", c.mode}
+		for _, a := range c.allow {
+			args = append(args, "--allow", a)
+		}
+		args = append(args, "--", c.url)
+		cmd := exec.Command(binary, args...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("policy check %v: %v\n%s", args, err, errb.String())
+		}
+		var v PolicyVerdictJSON
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("%v: output %q", args, out.String())
+		}
+		if v.URL != c.url || v.Allowed != c.allowed {
+			t.Errorf("policy check --mode %s %v %q = %+v, want allowed %v", c.mode, c.allow, c.url, v, c.allowed)
+		}
+		if !v.Allowed && v.Code != string(fsm.OriginDenied) {
+			t.Errorf("%q denied without the code: %+v", c.url, v)
+		}
+		if v.Allowed && v.Code != "" {
+			t.Errorf("%q allowed with a code: %+v", c.url, v)
+		}
+	}
+	// Several URLs: one object per URL; text mode; dropped entries on stderr.
+	cmd := exec.Command(binary, "policy", "check", "--allow", "com", "--allow", "example.com", "https://example.com/", "https://evil.test/")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "allowed\thttps://example.com/") || !strings.HasPrefix(lines[1], "denied\thttps://evil.test/\torigin_denied") {
+		t.Fatalf("text output %q", out.String())
+	}
+	if !strings.Contains(errb.String(), `"com" is dropped`) {
+		t.Fatalf("dropped entry not reported: %q", errb.String())
+	}
+	for _, bad := range [][]string{{"policy", "check"}, {"policy", "check", "--mode", "owned", "https://x.test/"}} {
+		if err := exec.Command(binary, bad...).Run(); err == nil {
+			t.Fatalf("%v succeeded", bad)
+		} else if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+			t.Fatalf("%v: %v, want exit 2", bad, err)
+		}
+	}
+}
+
+// PolicyVerdictJSON is the --json line of policy check.
+type PolicyVerdictJSON struct {
+	URL     string `json:"url"`
+	Allowed bool   `json:"allowed"`
+	Code    string `json:"code"`
+	Detail  string `json:"detail"`
+}
