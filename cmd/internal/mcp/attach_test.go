@@ -297,6 +297,21 @@ func TestHostApprovalRefusals(t *testing.T) {
 		s.refused("browser_tabs", map[string]any{"action": "new"}, fsm.NotFound)
 	})
 
+	t.Run("older protocol: the host is asked by elicitation/create", func(t *testing.T) {
+		var asked atomic.Int32
+		var summary atomic.Value
+		s := startServer(t, serverOpts{args: []string{"--allow-attach", "--allow", allow}, env: []string{"XDG_CONFIG_HOME=" + u.config},
+			elicit: allowAnswer(&asked, &summary), protocol: "2025-06-18"})
+		if v := s.cs.InitializeResult().ProtocolVersion; v != "2025-06-18" {
+			t.Fatalf("negotiated %s", v)
+		}
+		res := s.ok("browser_attach", map[string]any{"candidate": "chromium"})
+		if asked.Load() != 1 || str(res, "attach", "browser", "mode") != "attached_external" {
+			t.Fatalf("asked %d times, attach = %v", asked.Load(), res)
+		}
+		s.ok("browser_close", nil)
+	})
+
 	t.Run("forged answer", func(t *testing.T) {
 		s := attachServer(t, u, allow, func(*sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 			return &sdk.ElicitResult{Action: "cancel"}, nil

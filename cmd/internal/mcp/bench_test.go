@@ -65,9 +65,11 @@ type daemon struct {
 	c     *localapi.Client
 }
 
-func startDaemon(b testing.TB) *daemon {
+func startDaemon(b testing.TB) *daemon { return startDaemonAt(b, shortDir(b)) }
+
+// startDaemonAt starts `webcodex serve` on the state root state.
+func startDaemonAt(b testing.TB, state string) *daemon {
 	b.Helper()
-	state := shortDir(b)
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		b.Fatal(err)
 	}

@@ -89,6 +89,8 @@ type serverOpts struct {
 	// not support elicitation.
 	elicit func(*sdk.ElicitRequest) (*sdk.ElicitResult, error)
 	state  string // reuse a state root
+	// protocol forces an MCP protocol version (default: the SDK's latest).
+	protocol string
 }
 
 func startServer(t testing.TB, o serverOpts) *server {
@@ -108,7 +110,11 @@ func startServer(t testing.TB, o serverOpts) *server {
 	client := sdk.NewClient(&sdk.Implementation{Name: "webcodex-test", Version: "1"}, copts)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, nil)
+	var sopts *sdk.ClientSessionOptions
+	if o.protocol != "" {
+		sopts = &sdk.ClientSessionOptions{ProtocolVersion: o.protocol}
+	}
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, sopts)
 	if err != nil {
 		t.Fatalf("connect to webcodex mcp: %v\nstderr: %s", err, s.stderr.String())
 	}
