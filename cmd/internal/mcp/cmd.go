@@ -145,7 +145,8 @@ func runServer(f *cli.Factory, o cmdOptions) error {
 	}
 	s := NewServer(opts)
 	t := &sdk.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}}
-	if err := s.Run(ctx, t); err != nil && ctx.Err() == nil && !isEOF(err) {
+	// Run returns nil when the client closes stdin, the normal end.
+	if err := s.Run(ctx, t); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	return nil
@@ -154,10 +155,6 @@ func runServer(f *cli.Factory, o cmdOptions) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-func isEOF(err error) bool {
-	return err == io.EOF || strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "closed")
-}
 
 // serveApprovals opens the embedded Runner's approval socket, so that
 // `webcodex mcp approve ID` reaches it from a terminal. It serves only the

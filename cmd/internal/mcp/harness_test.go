@@ -34,7 +34,11 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "webcodex")
-	if out, err := exec.Command("go", "build", "-o", binary, "github.com/webcodex/webcodex/cmd/webcodex").CombinedOutput(); err != nil {
+	args := []string{"build", "-o", binary}
+	if raceBuild {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command("go", append(args, "github.com/webcodex/webcodex/cmd/webcodex")...).CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)
 	}
@@ -121,6 +125,9 @@ func startServer(t testing.TB, o serverOpts) *server {
 	s.cs = cs
 	t.Cleanup(func() {
 		cs.Close() // closes stdin: the server closes its browsers and exits
+		if strings.Contains(s.stderr.String(), "WARNING: DATA RACE") {
+			t.Errorf("the server raced")
+		}
 		if t.Failed() {
 			t.Logf("server stderr:\n%s", s.stderr.String())
 		}

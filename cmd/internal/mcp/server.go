@@ -156,6 +156,7 @@ func addTool[In any](s *Server, spec toolSpec, tweak func(*jsonschema.Schema), f
 		}
 		out, err := fn(ctx, c, in)
 		if err != nil {
+			s.dropStaleCurrent(ctx, err)
 			return errorResult(err), nil
 		}
 		if r, ok := out.(*sdk.CallToolResult); ok {
@@ -250,9 +251,31 @@ func withTimeout(ctx context.Context, d time.Duration) (context.Context, context
 	return context.WithTimeout(ctx, d)
 }
 
-// ToolNames returns the registered tools' names (tests and docs).
-func (s *Server) ToolNames() []string {
-	return append([]string(nil), toolOrder...)
+// dropStaleCurrent forgets the current page when a refusal says a page is
+// gone, so the next call without a page id picks a live one.
+func (s *Server) dropStaleCurrent(ctx context.Context, err error) {
+	ref, ok := fsm.AsRefusal(err)
+	if !ok || (ref.Code != fsm.PageClosed && ref.Code != fsm.BindingStale && ref.Code != fsm.NotFound) {
+		return
+	}
+	_, cp := s.currentIDs()
+	if cp == "" {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	st, serr := s.opts.Backend.Status(sctx)
+	if serr != nil {
+		return
+	}
+	for _, b := range st.Browsers {
+		for _, p := range b.Pages {
+			if p.ID == cp {
+				return
+			}
+		}
+	}
+	s.forgetPage(cp)
 }
 
 var errNoBrowser = fsm.Refuse(fsm.NotFound, "there is no browser yet: call browser_launch (or browser_navigate, which launches one), or browser_attach")
