@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/webcodex/webcodex/consent"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// TestHostApprovalIsNotARoute: the host's approval reaches the broker only
+// through ApproveFromHost, which no local API route calls; the embedded
+// approval socket serves only what `webcodex mcp approve` needs.
+func TestHostApprovalIsNotARoute(t *testing.T) {
+	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range r.Routes().Names() {
+		if strings.Contains(name, "host") {
+			t.Errorf("route %q", name)
+		}
+	}
+	got := r.ApprovalRoutes().Names()
+	slices.Sort(got)
+	if want := []string{"approval", "approve", "deny", "ping"}; !slices.Equal(got, want) {
+		t.Fatalf("approval routes %v, want %v", got, want)
+	}
+	// ApproveFromHost approves exactly the named pending request.
+	scope := consent.Scope{Session: "mcp-x", BrowserID: "chromium:1:2", Fingerprint: "1:2:/usr/lib/chromium/chromium", Endpoint: "ws://127.0.0.1:1/devtools/browser/x", SideEffects: []string{"control"}, ReconnectBudget: 3}
+	rq, err := r.broker.NewRequest(scope, "summary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ApproveFromHost(context.Background(), "no-such-request"); !fsm.IsCode(err, fsm.ApprovalInvalid) {
+		t.Fatalf("unknown request: %v", err)
+	}
+	if err := r.ApproveFromHost(context.Background(), rq.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.broker.Use(rq.ID, scope); err != nil {
+		t.Fatalf("the approved request gives no grant: %v", err)
+	}
+}
+
+func TestApprovalRequestID(t *testing.T) {
+	if id, ok := ApprovalRequestID(consentRequired("ar-123")); !ok || id != "ar-123" {
+		t.Fatalf("ApprovalRequestID = %q, %v", id, ok)
+	}
+	for _, err := range []error{
+		nil,
+		fsm.Refuse(fsm.ConsentRevoked, "approval request x: y"),
+		fsm.Refuse(fsm.ConsentRequired, "Chrome's prompt was not answered in time"),
+		fsm.Refuse(fsm.ConsentRequired, "approval request : y"),
+	} {
+		if id, ok := ApprovalRequestID(err); ok {
+			t.Errorf("ApprovalRequestID(%v) = %q", err, id)
+		}
+	}
+}
