@@ -156,4 +156,15 @@ func TestOriginGateEndToEnd(t *testing.T) {
 	seen := strings.Join(s.seen, "\n")
 	s.mu.Unlock()
 	noSecrets(t, "the tool results", seen, "LANDING-SECRET-TEXT", "FRAME-SECRET-TEXT", g.other+"/landing")
+	recs, audit := auditRecords(t, s.state)
+	for _, want := range []map[string]string{
+		{"tool": "browser_navigate", "verdict": string(fsm.OriginDenied), "origin": g.other},
+		{"tool": "browser_click", "verdict": string(fsm.OriginDenied), "page": page},
+		{"tool": "browser_click", "verdict": "allowed", "outcome": "ok", "page": page, "origin": g.home},
+	} {
+		if !hasRecord(recs, want) {
+			t.Errorf("no audit record %v in\n%s", want, audit)
+		}
+	}
+	noSecrets(t, "the audit trail", audit, "/landing", "LANDING-SECRET-TEXT")
 }

@@ -96,20 +96,31 @@ func (r *Runner) audit(ctx context.Context, p *Page, tool string, err error) {
 	r.appendAudit(rec)
 }
 
-// auditAct records an action; an upload gets one record per file with the
-// file's full path and size (the result names the file only).
-func (r *Runner) auditAct(ctx context.Context, p *Page, req localapi.ActRequest, err error) {
-	if req.Action != "upload" || len(req.Files) == 0 {
-		r.audit(ctx, p, req.Action, err)
-		return
+// pageOrigin reads the origin of p's live URL for the audit ("" when it
+// cannot be read).
+func (r *Runner) pageOrigin(ctx context.Context, p *Page) string {
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if id, err := p.surf.Identity(ictx); err == nil {
+		return originOf(id.URL)
 	}
-	for _, name := range req.Files {
-		rec := newRecord(ctx, "upload")
-		rec.Browser, rec.Page = p.browser.id, p.id
-		if id, ierr := p.surf.Identity(ctx); ierr == nil {
-			rec.Origin = originOf(id.URL)
+	return ""
+}
+
+// auditAct records an action on the origin it acted on (read before the
+// action); an upload gets one record per file with the file's full path and
+// size (the result names the file only).
+func (r *Runner) auditAct(ctx context.Context, p *Page, acted string, req localapi.ActRequest, err error) {
+	files := req.Files
+	if req.Action != "upload" || len(files) == 0 {
+		files = []string{""}
+	}
+	for _, name := range files {
+		rec := newRecord(ctx, req.Action)
+		rec.Browser, rec.Page, rec.Origin = p.browser.id, p.id, acted
+		if name != "" {
+			rec.File, rec.Size = r.uploadFile(name)
 		}
-		rec.File, rec.Size = r.uploadFile(name)
 		rec.settle(err)
 		r.appendAudit(rec)
 	}

@@ -72,8 +72,10 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (js
 func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (json.RawMessage, error) {
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
+		r.auditPageOp(ctx, req.Page, req.Action, "", err) // a refused effect is recorded too
 		return nil, err
 	}
+	acted := r.pageOrigin(ctx, p) // the origin acted on, before the action may navigate
 	entry, err := r.ledger.Begin(newID("e"))
 	if err != nil {
 		return nil, err
@@ -88,7 +90,7 @@ func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (json.RawMess
 	default:
 		entry.Fail()
 	}
-	r.auditAct(ctx, p, req, err)
+	r.auditAct(ctx, p, acted, req, err)
 	if err != nil {
 		return nil, err
 	}
