@@ -3,6 +3,7 @@ package cdp_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -156,5 +157,33 @@ func TestDialHandshakeRefused(t *testing.T) {
 	he, ok := errors.AsType[*cdp.HandshakeError](err)
 	if !ok || he.Status != http.StatusForbidden {
 		t.Fatalf("dial = %v, want a HandshakeError with status 403", err)
+	}
+}
+
+// TestDialDeadlineReportsContextError: a handshake that never completes ends
+// at ctx's deadline with an error wrapping context.DeadlineExceeded, never a
+// bare i/o timeout (gorilla's connection deadline can fire first).
+func TestDialDeadlineReportsContextError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // hold the handshake: never answer
+		}
+	}()
+	for i := 0; i < 30; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		_, err := cdp.DialWebSocket(ctx, "ws://"+ln.Addr().String()+"/devtools/browser/x", cdp.DialOptions{})
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("dial %d: %v, want context.DeadlineExceeded", i, err)
+		}
 	}
 }

@@ -90,6 +90,12 @@ func DialWebSocket(ctx context.Context, wsURL string, opts DialOptions) (Socket,
 		err = ctx.Err()
 	}
 	if err != nil {
+		// gorilla puts ctx's deadline on the connection, which can fire a
+		// moment before ctx's own timer: once the deadline has passed, wait
+		// for ctx to say so, so callers can tell a deadline by ctx.Err().
+		if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+			<-ctx.Done()
+		}
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("cdp: dial: %w", ctx.Err())
 		}
