@@ -272,7 +272,13 @@ func TestAttachEvaluateAllowed(t *testing.T) {
 	if msg, _ := summary.Load().(string); !strings.Contains(msg, "evaluation: yes") {
 		t.Fatalf("the person was not told evaluate is on: %q", msg)
 	}
-	page := str(res, "page")
+	page := ""
+	for _, tab := range s.ok("browser_tabs", map[string]any{"action": "list", "browser": str(res, "attach", "browser", "id")})["tabs"].([]any) {
+		if tm := tab.(map[string]any); tm["url"] == a.URL+"/" {
+			page = tm["id"].(string)
+		}
+	}
+	s.ok("browser_wait_for", map[string]any{"page": page, "condition": "load"})
 	if v := s.ok("browser_evaluate", map[string]any{"page": page, "expression": "document.title"}); v["value"] != "allowed tab" {
 		t.Fatalf("evaluate = %v", v)
 	}

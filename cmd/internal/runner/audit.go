@@ -86,25 +86,22 @@ func (rec *auditRecord) settle(err error) {
 // audit appends one record for an effect on p; the origin is read live.
 func (r *Runner) audit(ctx context.Context, p *Page, tool string, err error) {
 	rec := newRecord(ctx, tool)
-	rec.Browser, rec.Page = p.browser.id, p.id
-	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	if id, ierr := p.surf.Identity(ictx); ierr == nil {
-		rec.Origin = originOf(id.URL)
-	}
-	cancel()
+	rec.Browser, rec.Page, rec.Origin = p.browser.id, p.id, r.pageOrigin(ctx, p)
 	rec.settle(err)
 	r.appendAudit(rec)
 }
 
-// pageOrigin reads the origin of p's live URL for the audit ("" when it
-// cannot be read).
+// pageOrigin reads the origin of p's live URL for the audit: "" when it
+// cannot be read, and "" for a tab of the person's own browser that is off
+// the allowlist (the agent's attempt is recorded, not where the person is).
 func (r *Runner) pageOrigin(ctx context.Context, p *Page) string {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	if id, err := p.surf.Identity(ictx); err == nil {
-		return originOf(id.URL)
+	id, err := p.surf.Identity(ictx)
+	if err != nil || (p.personal() && !p.browser.gate.Allowed(id.URL)) {
+		return ""
 	}
-	return ""
+	return originOf(id.URL)
 }
 
 // auditAct records an action on the origin it acted on (read before the
@@ -161,11 +158,7 @@ func (r *Runner) auditPageOp(ctx context.Context, pageID, action, rawURL string,
 	case rawURL != "":
 		rec.Origin = originOf(rawURL)
 	case p != nil:
-		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		if id, ierr := p.surf.Identity(ictx); ierr == nil {
-			rec.Origin = originOf(id.URL)
-		}
-		cancel()
+		rec.Origin = r.pageOrigin(ctx, p)
 	}
 	rec.settle(err)
 	r.appendAudit(rec)
