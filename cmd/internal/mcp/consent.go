@@ -212,8 +212,13 @@ func (s *Server) attachAnswered(ctx context.Context, c *call, in attachIn, req l
 // attached makes the attached browser current.
 func (s *Server) attached(res localapi.AttachResult) map[string]any {
 	page := ""
-	if len(res.Browser.Pages) > 0 {
-		page = res.Browser.Pages[0].ID
+	for _, p := range res.Browser.Pages { // prefer a tab with a site over a blank one
+		if page == "" || p.URL != "about:blank" {
+			page = p.ID
+			if p.URL != "about:blank" {
+				break
+			}
+		}
 	}
 	s.setCurrent(res.Browser.ID, page)
 	res.NextAction = "browser_tabs (action list) shows the tabs on the allowed origins; browser_snapshot reads one"
