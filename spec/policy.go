@@ -31,6 +31,13 @@ func cdpPolicy() []byte {
 	for _, c := range policy.WithheldCommands() {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", c.Method, cell(c.Reason))
 	}
+	b.WriteString("\n## Raw CDP stays in the page's main document\n\nRaw page CDP never addresses another frame: these parameters are refused, and these frame-wide commands are withheld, because each would read a frame the origin gate hides. The page verbs reach frames one by one, each judged on its own origin.\n\n| parameter or command | why |\n|---|---|\n")
+	for _, c := range policy.FrameAddressingParams() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", c.Method, cell(c.Reason))
+	}
+	for _, c := range policy.FrameWideCommands() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", c.Method, cell(c.Reason))
+	}
 	b.WriteString("\n## Flagged commands reviewed and left open\n\n| command | why it is safe |\n|---|---|\n")
 	for _, c := range policy.ReviewedCommands() {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", c.Method, cell(c.Reason))

@@ -54,6 +54,9 @@ func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ json.RawMe
 		}
 		params = jsonv2.Value(trimmed)
 	}
+	if err := policy.CheckParams(req.Method, bytes.TrimSpace(req.Params)); err != nil {
+		return nil, err
+	}
 	if err := p.authorize(ctx); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -106,6 +107,38 @@ func TestOwnedAllowlist(t *testing.T) {
 	for _, pg := range pages {
 		if pg.ID == p.ID {
 			t.Fatal("a page off the allowlist is still listed")
+		}
+	}
+}
+
+// TestRawCDPStaysInTheMainDocument: raw page CDP passes on the main
+// document and is refused when it addresses another frame.
+func TestRawCDPStaysInTheMainDocument(t *testing.T) {
+	h := newHarness(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>main</title><iframe srcdoc="<p>inner"></iframe>`)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	b, err := h.r.Launch(ctx, localapi.LaunchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.r.Open(ctx, localapi.OpenRequest{Browser: b.ID, URL: srv.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.r.CDP(ctx, localapi.CDPRequest{Page: p.ID, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"document.title","returnByValue":true}`)})
+	if err != nil || !strings.Contains(string(res), `"main"`) {
+		t.Fatalf("raw evaluate on the main document = %s, %v", res, err)
+	}
+	for _, c := range []struct{ method, params string }{
+		{"DOM.getDocument", `{"depth":-1,"pierce":true}`},
+		{"Runtime.evaluate", `{"expression":"document.body.innerHTML","contextId":2}`},
+		{"Page.getFrameTree", `{}`},
+	} {
+		if _, err := h.r.CDP(ctx, localapi.CDPRequest{Page: p.ID, Method: c.method, Params: json.RawMessage(c.params)}); !fsm.IsCode(err, fsm.PolicyDenied) {
+			t.Errorf("%s %s = %v, want %s", c.method, c.params, err, fsm.PolicyDenied)
 		}
 	}
 }
