@@ -261,14 +261,11 @@ func (p *Page) clickAt(ctx context.Context, x, y float64) (*Dialog, error) {
 // Click scrolls the target into view, checks that the click point hits it
 // (not an overlay), and clicks it with real mouse events.
 func (p *Page) Click(ctx context.Context, t Target) (*ActionResult, error) {
-	release, err := p.acquire(ctx)
+	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if err := p.live(); err != nil {
-		return nil, err
-	}
 	_, res, err := p.prepare(ctx, t, "click", nil)
 	if err != nil {
 		return nil, err
@@ -281,14 +278,11 @@ func (p *Page) Click(ctx context.Context, t Target) (*ActionResult, error) {
 
 // Hover moves the mouse over the target.
 func (p *Page) Hover(ctx context.Context, t Target) (*ActionResult, error) {
-	release, err := p.acquire(ctx)
+	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if err := p.live(); err != nil {
-		return nil, err
-	}
 	_, res, err := p.prepare(ctx, t, "hover", nil)
 	if err != nil {
 		return nil, err
@@ -324,14 +318,11 @@ func (p *Page) typeInto(ctx context.Context, t Target, text string, clear bool) 
 	if clear {
 		name = "fill"
 	}
-	release, err := p.acquire(ctx)
+	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if err := p.live(); err != nil {
-		return nil, err
-	}
 	w, res, err := p.prepare(ctx, t, "type", map[string]any{"clear": clear, "empty": clear && text == ""})
 	if err != nil {
 		return nil, err
@@ -389,14 +380,11 @@ func (p *Page) Select(ctx context.Context, t Target, values ...string) (*ActionR
 	if len(values) == 0 {
 		return nil, fsm.Refuse(fsm.InvalidArgument, "select needs at least one value")
 	}
-	release, err := p.acquire(ctx)
+	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if err := p.live(); err != nil {
-		return nil, err
-	}
 	_, res, err := p.prepare(ctx, t, "select", map[string]any{"values": values})
 	if err != nil {
 		return nil, err
@@ -411,14 +399,11 @@ func (p *Page) Check(ctx context.Context, t Target, want bool) (*ActionResult, e
 	if !want {
 		name = "uncheck"
 	}
-	release, err := p.acquire(ctx)
+	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if err := p.live(); err != nil {
-		return nil, err
-	}
 	w, res, err := p.prepare(ctx, t, "check", map[string]any{"want": want})
 	if err != nil {
 		return nil, err
@@ -461,14 +446,11 @@ func (p *Page) Press(ctx context.Context, t *Target, keys string) (*ActionResult
 	if err != nil {
 		return nil, err
 	}
-	release, err := p.acquire(ctx)
+	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if err := p.live(); err != nil {
-		return nil, err
-	}
 	out := &ActionResult{Action: "press"}
 	if t != nil {
 		res, err := p.focus(ctx, *t)
@@ -722,14 +704,11 @@ func (p *Page) Upload(ctx context.Context, t Target, names ...string) (*ActionRe
 		}
 		files = append(files, real)
 	}
-	release, err := p.acquire(ctx)
+	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if err := p.live(); err != nil {
-		return nil, err
-	}
 	w, res, err := p.prepare(ctx, t, "upload", nil)
 	if err != nil {
 		return nil, err

@@ -49,14 +49,11 @@ type NavResult struct {
 // browser_navigation_failed with the network error name. URL and title are
 // read live from the new document afterwards.
 func (p *Page) Navigate(ctx context.Context, url string) (*NavResult, error) {
-	release, err := p.acquire(ctx)
+	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if err := p.live(); err != nil {
-		return nil, err
-	}
 	lc, stop := p.sess.Subscribe("Page.lifecycleEvent")
 	defer stop()
 	p.mu.Lock()
@@ -324,14 +321,11 @@ const r=ser(this,0); return {v:r,t:trunc};
 // promise) and returns its value bounded: depth 8, 2,000 array items, 200
 // object fields, 200,000 characters, with truncation markers.
 func (p *Page) Evaluate(ctx context.Context, expr string) (*EvalResult, error) {
-	release, err := p.acquire(ctx)
+	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	if err := p.live(); err != nil {
-		return nil, err
-	}
 	res, err := cdproto.Call(ctx, p.sess, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, AwaitPromise: new(true), ObjectGroup: "webcodex-eval",
 	})

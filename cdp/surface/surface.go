@@ -605,6 +605,21 @@ func (p *Page) acquire(ctx context.Context) (func(), error) {
 	return p.opts.Gate.Acquire(ctx)
 }
 
+// begin starts a side-effecting operation: it takes the page's gate (held
+// across revalidation, dispatch and verification) and checks the page is
+// still live. The caller defers the returned release.
+func (p *Page) begin(ctx context.Context) (func(), error) {
+	release, err := p.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.live(); err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
+}
+
 func capString(s string, n int) string {
 	if len(s) <= n {
 		return s
