@@ -5,7 +5,6 @@ package main_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -456,30 +456,11 @@ func TestPageActionsThroughCLI(t *testing.T) {
 	e.run("close", b.ID)
 }
 
-// startUsersChrome starts "the user's Chrome": a Chromium on a disposable
-// profile with its debugging endpoint on, so nothing personal is touched.
+// startUsersChrome starts "the user's Chrome" (see chromiumtest.Users).
 func startUsersChrome(t *testing.T) (*platform.Process, string) {
 	t.Helper()
-	exe, err := platform.FindChromium()
-	if err != nil {
-		t.Fatalf("Chromium is required: apt-get install -y chromium (%v)", err)
-	}
-	profile := filepath.Join(t.TempDir(), "users-profile")
-	if err := platform.EnsurePrivateDir(profile); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	proc, err := platform.Launch(ctx, platform.LaunchOptions{Exec: exe, UserDataDir: profile, Headless: true, RemoveUserDataDir: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		proc.Close(ctx, nil)
-	})
-	return proc, profile
+	u := chromiumtest.StartUsers(t, filepath.Join(t.TempDir(), "users-profile"))
+	return u.Proc, u.Profile
 }
 
 func TestAttachApproveThroughTerminal(t *testing.T) {

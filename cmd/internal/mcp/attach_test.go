@@ -20,6 +20,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -37,24 +38,8 @@ func startUsersChrome(t *testing.T) *usersChrome {
 	needChromium(t)
 	config := filepath.Join(t.TempDir(), "config")
 	profile := filepath.Join(config, "chromium")
-	if err := platform.EnsurePrivateDir(profile); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	proc, err := platform.Launch(ctx, platform.LaunchOptions{UserDataDir: profile, Headless: true, RemoveUserDataDir: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		proc.Close(ctx, nil)
-	})
-	port, _, err := platform.ReadDevToolsActivePort(profile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	u := chromiumtest.StartUsers(t, profile)
+	proc, port := u.Proc, u.Port
 	return &usersChrome{proc: proc, config: config, port: port}
 }
 

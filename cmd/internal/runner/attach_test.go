@@ -15,94 +15,41 @@ import (
 	"testing"
 	"time"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/target"
-
-	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/platform"
 )
 
-// usersChrome is "the user's Chrome": a Chromium the test starts itself on
-// a disposable profile, with its debugging endpoint on, so nothing personal
-// is touched.
+// usersChrome is "the user's Chrome": chromiumtest.Users with the short
+// names these tests use.
 type usersChrome struct {
+	*chromiumtest.Users
 	proc    *platform.Process
 	profile string
 	port    int
+}
+
+func wrapUsers(u *chromiumtest.Users) *usersChrome {
+	return &usersChrome{Users: u, proc: u.Proc, profile: u.Profile, port: u.Port}
 }
 
 func startUsersChrome(t *testing.T) *usersChrome { return benchUsersChrome(t) }
 
 func benchUsersChrome(t testing.TB) *usersChrome {
 	t.Helper()
-	exe, err := platform.FindChromium()
-	if err != nil {
-		t.Fatalf("Chromium is required: apt-get install -y chromium (%v)", err)
-	}
-	profile := filepath.Join(t.TempDir(), "users-profile")
-	if err := platform.EnsurePrivateDir(profile); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	proc, err := platform.Launch(ctx, platform.LaunchOptions{Exec: exe, UserDataDir: profile, Headless: true, RemoveUserDataDir: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		proc.Close(ctx, nil)
-	})
-	port, _, err := platform.ReadDevToolsActivePort(profile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &usersChrome{proc: proc, profile: profile, port: port}
+	return wrapUsers(chromiumtest.StartUsers(t, filepath.Join(t.TempDir(), "users-profile")))
 }
 
-// openTab opens a tab in the user's Chrome through a separate connection,
-// as the person would.
-func (u *usersChrome) openTab(t *testing.T, url string) {
+// startUsersChromeAt restarts "the user's Chrome" on an existing profile.
+func startUsersChromeAt(t *testing.T, profile string) *usersChrome {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	sock, err := cdp.DialWebSocket(ctx, u.proc.WebSocketURL(), cdp.DialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := cdp.NewConn(sock, cdp.ConnOptions{})
-	defer c.Close()
-	if _, err := cdproto.Call(ctx, c.Browser(), target.CreateTarget, target.CreateTargetParams{URL: url}); err != nil {
-		t.Fatal(err)
-	}
+	return wrapUsers(chromiumtest.StartUsers(t, profile))
 }
 
-// pageTargets lists the user's page targets through a separate connection.
-func (u *usersChrome) pageTargets(t *testing.T) []string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	sock, err := cdp.DialWebSocket(ctx, u.proc.WebSocketURL(), cdp.DialOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := cdp.NewConn(sock, cdp.ConnOptions{})
-	defer c.Close()
-	res, err := cdproto.Call(ctx, c.Browser(), target.GetTargets, target.GetTargetsParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, ti := range res.TargetInfos {
-		if ti.Type == "page" {
-			out = append(out, string(ti.TargetID)+" "+ti.URL)
-		}
-	}
-	return out
-}
+func (u *usersChrome) openTab(t *testing.T, url string) { u.OpenTab(t, url) }
+
+func (u *usersChrome) pageTargets(t *testing.T) []string { return u.PageTargets(t) }
 
 // cuttable wraps the real dialer so a test can cut every connection it
 // made, or make the next dials fail.
@@ -386,28 +333,6 @@ func TestGrantScopeAndLifetime(t *testing.T) {
 	if _, err := r2.Attach(ctx, req2); !fsm.IsCode(err, fsm.ConsentRequired) {
 		t.Fatalf("attach to a restarted browser = %v, want %s", err, fsm.ConsentRequired)
 	}
-}
-
-// startUsersChromeAt restarts "the user's Chrome" on an existing profile.
-func startUsersChromeAt(t *testing.T, profile string) *usersChrome {
-	t.Helper()
-	exe, _ := platform.FindChromium()
-	if err := platform.EnsurePrivateDir(profile); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	proc, err := platform.Launch(ctx, platform.LaunchOptions{Exec: exe, UserDataDir: profile, Headless: true, RemoveUserDataDir: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		proc.Close(ctx, nil)
-	})
-	port, _, _ := platform.ReadDevToolsActivePort(profile)
-	return &usersChrome{proc: proc, profile: profile, port: port}
 }
 
 func TestReconnectAfterCutSocket(t *testing.T) {
