@@ -40,10 +40,17 @@ type hostApprover interface {
 	ApproveFromHost(ctx context.Context, id string) error
 }
 
+// refusalAuditor records calls refused before reaching the Runner; only
+// the embedded Runner has it (a daemon audits what reaches it).
+type refusalAuditor interface {
+	AuditRefused(ctx context.Context, tool string, err error)
+}
+
 var (
-	_ Backend      = (*runner.Runner)(nil)
-	_ hostApprover = (*runner.Runner)(nil)
-	_ Backend      = Remote{}
+	_ refusalAuditor = (*runner.Runner)(nil)
+	_ Backend        = (*runner.Runner)(nil)
+	_ hostApprover   = (*runner.Runner)(nil)
+	_ Backend        = Remote{}
 )
 
 // Remote is a Backend over a running Runner's local API (webcodex mcp

@@ -148,6 +148,9 @@ func addTool[In any](s *Server, spec toolSpec, tweak func(*jsonschema.Schema), f
 		c := &call{tool: spec.name, req: req}
 		ctx = runner.WithCaller(ctx, runner.Caller{Session: s.opts.Session, Tool: spec.name})
 		if err := s.checkAny(spec.name, spec.anyOf); err != nil {
+			if a, ok := s.opts.Backend.(refusalAuditor); ok {
+				a.AuditRefused(ctx, spec.name, err)
+			}
 			return errorResult(err), nil
 		}
 		in, err := decode[In](resolved, req.Params.Arguments)

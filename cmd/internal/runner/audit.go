@@ -173,6 +173,12 @@ func (r *Runner) auditBrowser(ctx context.Context, browserID, action string, err
 	r.appendAudit(rec)
 }
 
+// AuditRefused records a tool call refused before it reached the Runner (a
+// scope the server does not grant), so the trail shows attempts too.
+func (r *Runner) AuditRefused(ctx context.Context, tool string, err error) {
+	r.auditBrowser(ctx, "", tool, err)
+}
+
 func originOf(u string) string {
 	g, _ := origin.New(origin.Owned, nil)
 	o, err := g.Origin(u)
