@@ -70,6 +70,11 @@ func DialWebSocket(ctx context.Context, wsURL string, opts DialOptions) (Socket,
 				mu.Lock()
 				raw = c
 				mu.Unlock()
+				// A cancel that came before raw was set found nothing to
+				// unblock: do it here.
+				if ctx.Err() != nil {
+					c.SetDeadline(past)
+				}
 			}
 			return c, err
 		},
