@@ -21,25 +21,13 @@ import (
 	"github.com/creack/pty"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/testbin"
 	"github.com/webcodex/webcodex/platform"
 )
 
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "webcodex-bin-")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "webcodex")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, false, &binary) }
 
 // env is one isolated webcodex installation: its own state root.
 type env struct {

@@ -23,29 +23,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/testbin"
 	"github.com/webcodex/webcodex/platform"
 )
 
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "webcodex-mcp-bin-")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "webcodex")
-	args := []string{"build", "-o", binary}
-	if raceBuild {
-		args = append(args, "-race")
-	}
-	if out, err := exec.Command("go", append(args, "github.com/webcodex/webcodex/cmd/webcodex")...).CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, raceBuild, &binary) }
 
 // needChromium fails (or, under -short, skips) when Chromium is missing.
 func needChromium(t testing.TB) {
