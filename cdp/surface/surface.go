@@ -66,6 +66,11 @@ type Options struct {
 	// (*cdp.Session).Conn().Session when the page session is a *cdp.Session;
 	// otherwise cross-site iframes are marked in snapshots but not entered.
 	Child func(sessionID string) (cdproto.Session, bool)
+	// Judge decides whether a document at rawURL may be read or acted on:
+	// nil for yes, otherwise the refusal to answer with (the caller's origin
+	// gate words it). Frames, diagnostics, waits and input hit-tests consult
+	// it; a nil Judge allows every URL.
+	Judge func(rawURL string) error
 }
 
 // Page is one page (tab) seen through its flattened session. It is safe for

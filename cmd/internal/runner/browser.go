@@ -365,6 +365,7 @@ func (b *Browser) attachPage(ctx context.Context, id target.ID, opened bool) (*P
 		Generation: uint64(gen),
 		Gate:       gateAdapter{g: b.r.gates, key: lease.GateKey{Browser: b.id, Target: string(id)}},
 		UploadDir:  b.r.opts.UploadDir,
+		Judge:      b.gate.Check,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("runner: prepare page: %w", err)
