@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -92,6 +93,11 @@ type Server struct {
 	Routes *Routes
 	// Logf logs request outcomes; it never receives request bodies.
 	Logf func(format string, args ...any)
+	// MaxConns overrides [MaxConns] (tests lower it).
+	MaxConns int
+
+	connsOnce sync.Once
+	conns     *connSet
 }
 
 type peerKey struct{}
@@ -138,20 +144,26 @@ func Listen(stateDir string) (net.Listener, error) {
 }
 
 // Run serves until ctx ends, then closes the listener and every request.
+// Only this user's connections are accepted, at most MaxConns at once; a
+// request must arrive whole within requestReadTimeout.
 func (s *Server) Run(ctx context.Context, ln net.Listener) error {
+	conns := s.connSet()
 	hs := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: requestReadTimeout,
+		ReadTimeout:       requestReadTimeout,
+		IdleTimeout:       idleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			if p, err := peerCred(c); err == nil {
-				return context.WithValue(ctx, peerKey{}, p)
+			if h, ok := c.(*heldConn); ok {
+				ctx = context.WithValue(ctx, connKey{}, h)
+				return context.WithValue(ctx, peerKey{}, h.peer)
 			}
 			return ctx
 		},
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(guardedListener{Listener: ln, set: conns}) }()
 	select {
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -162,6 +174,18 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	case err := <-errc:
 		return err
 	}
+}
+
+// connSet returns the server's set of held connections, made once.
+func (s *Server) connSet() *connSet {
+	s.connsOnce.Do(func() {
+		max := MaxConns
+		if s.MaxConns > 0 {
+			max = s.MaxConns
+		}
+		s.conns = &connSet{max: max, conns: map[*heldConn]struct{}{}}
+	})
+	return s.conns
 }
 
 func (s *Server) logf(format string, args ...any) {
@@ -198,6 +222,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil || len(body) > maxRequestBody {
 		writeRefusal(w, fsm.Refuse(fsm.LimitExceeded, "request body too large"))
 		return
+	}
+	if hc, ok := connFrom(r.Context()); ok {
+		// The request is read: from here the connection runs a call and
+		// is not evicted for newcomers.
+		hc.setRunning(true)
+		defer hc.setRunning(false)
 	}
 	start := time.Now()
 	resp, err := h(r.Context(), body)
