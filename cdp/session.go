@@ -37,8 +37,32 @@ type Session struct {
 
 var _ cdproto.Session = (*Session)(nil)
 
+// subscription is one subscriber: ch for Subscribe (params of one method),
+// events for SubscribeEvents (several methods on one channel, in order).
 type subscription struct {
-	ch chan jsonv2.Value
+	ch     chan jsonv2.Value
+	events chan Event
+	closed bool // guarded by Session.mu
+}
+
+// closeLocked closes the subscriber's channel once (a SubscribeEvents
+// subscriber is listed under several methods).
+func (sub *subscription) closeLocked() {
+	if sub.closed {
+		return
+	}
+	sub.closed = true
+	if sub.events != nil {
+		close(sub.events)
+	} else {
+		close(sub.ch)
+	}
+}
+
+// Event is one event of a session: its method and params.
+type Event struct {
+	Method string
+	Params jsonv2.Value
 }
 
 func newSession(c *Conn, id, parent string) *Session {
@@ -92,28 +116,58 @@ func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 	}
 	s.subs[method] = append(s.subs[method], sub)
 	var once sync.Once
-	return sub.ch, func() { once.Do(func() { s.unsubscribe(method, sub) }) }
+	return sub.ch, func() { once.Do(func() { s.unsubscribe([]string{method}, sub) }) }
 }
 
-func (s *Session) unsubscribe(method string, sub *subscription) {
+// SubscribeEvents is [Session.Subscribe] for several methods on one channel:
+// their events arrive in the order the browser sent them, which separate
+// subscriptions cannot promise across methods. A consumer that relates an
+// event to an earlier one of another method (a console message to the
+// execution context it names, whose ids a new renderer process reuses) needs
+// that order. Queueing, dropping and closing are as for Subscribe.
+func (s *Session) SubscribeEvents(methods ...string) (<-chan Event, func()) {
+	sub := &subscription{events: make(chan Event, s.conn.opts.EventQueue)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		sub.closeLocked()
+		return sub.events, func() {}
+	}
+	seen := make(map[string]bool, len(methods))
+	var listed []string
+	for _, m := range methods {
+		if seen[m] {
+			continue // listed once, delivered once
+		}
+		seen[m] = true
+		listed = append(listed, m)
+		s.subs[m] = append(s.subs[m], sub)
+	}
+	var once sync.Once
+	return sub.events, func() { once.Do(func() { s.unsubscribe(listed, sub) }) }
+}
+
+func (s *Session) unsubscribe(methods []string, sub *subscription) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
 		return // end closed it
 	}
-	list := s.subs[method]
-	for i, x := range list {
-		if x == sub {
-			list = append(list[:i:i], list[i+1:]...)
-			break
+	for _, method := range methods {
+		list := s.subs[method]
+		for i, x := range list {
+			if x == sub {
+				list = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(s.subs, method)
+		} else {
+			s.subs[method] = list
 		}
 	}
-	if len(list) == 0 {
-		delete(s.subs, method)
-	} else {
-		s.subs[method] = list
-	}
-	close(sub.ch)
+	sub.closeLocked()
 }
 
 // deliver queues an event for its subscribers without blocking.
@@ -121,9 +175,21 @@ func (s *Session) deliver(method string, params jsonv2.Value) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, sub := range s.subs[method] {
-		select {
-		case sub.ch <- params:
-		default:
+		var ok bool
+		if sub.events != nil {
+			select {
+			case sub.events <- Event{Method: method, Params: params}:
+				ok = true
+			default:
+			}
+		} else {
+			select {
+			case sub.ch <- params:
+				ok = true
+			default:
+			}
+		}
+		if !ok {
 			s.dropped.Add(1)
 			s.conn.dropped.Add(1)
 		}
@@ -140,7 +206,7 @@ func (s *Session) end(cause error) {
 	s.ended, s.err = true, cause
 	for _, list := range s.subs {
 		for _, sub := range list {
-			close(sub.ch)
+			sub.closeLocked()
 		}
 	}
 	s.subs = nil
