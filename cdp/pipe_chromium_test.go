@@ -55,7 +55,8 @@ func TestPipeSocketDrivesChromium(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	c := cdp.NewConn(proc.Socket(), cdp.ConnOptions{})
+	from, to := proc.Pipe()
+	c := cdp.NewConn(cdp.NewPipeSocket(from, to, cdp.PipeOptions{}), cdp.ConnOptions{})
 	defer c.Close()
 	if v, err := cdproto.Call(ctx, c.Browser(), browser.GetVersion, cdproto.Empty{}); err != nil || !strings.Contains(v.Product, "Chrome") {
 		t.Fatalf("Browser.getVersion = %+v, %v", v, err)

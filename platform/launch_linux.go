@@ -3,8 +3,10 @@ package platform
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/netip"
 	"os"
@@ -41,20 +43,67 @@ var reservedFlags = []string{
 }
 
 // chromiumArgs builds the command line for opts; userDataDir is absolute.
+// The DevTools endpoint is the pipe on fds 3 and 4, unless opts asks for a
+// port.
 func chromiumArgs(opts LaunchOptions, userDataDir string) []string {
 	args := append([]string(nil), baseFlags...)
 	if opts.Headless {
 		args = append(args, "--headless=new")
 	}
-	args = append(args, "--user-data-dir="+userDataDir, "--remote-debugging-port=0")
+	endpoint := "--remote-debugging-pipe"
+	if opts.DebuggingPort {
+		endpoint = "--remote-debugging-port=0"
+	}
+	args = append(args, "--user-data-dir="+userDataDir, endpoint)
 	args = append(args, opts.ExtraArgs...)
 	return append(args, "about:blank")
+}
+
+// devtoolsPipes are the two pipes of --remote-debugging-pipe: the browser
+// reads commands from fd 3 (cmdR) and writes to fd 4 (outW); the parent
+// keeps cmdW and outR.
+type devtoolsPipes struct {
+	cmdR, cmdW, outR, outW *os.File
+}
+
+func newDevtoolsPipes() (*devtoolsPipes, error) {
+	cmdR, cmdW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("platform: DevTools pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		cmdR.Close()
+		cmdW.Close()
+		return nil, fmt.Errorf("platform: DevTools pipe: %w", err)
+	}
+	return &devtoolsPipes{cmdR: cmdR, cmdW: cmdW, outR: outR, outW: outW}, nil
+}
+
+// closeChildEnds closes the parent's copies of the browser's ends, so that
+// the browser's exit reads as end of file.
+func (d *devtoolsPipes) closeChildEnds() {
+	d.cmdR.Close()
+	d.outW.Close()
+}
+
+func (d *devtoolsPipes) closeAll() {
+	d.closeChildEnds()
+	d.cmdW.Close()
+	d.outR.Close()
 }
 
 // Launch starts a browser in its own process group and waits until its
 // DevTools endpoint is up and owned by it. ctx bounds only the start-up,
 // as does opts.StartTimeout (default [DefaultStartTimeout]); the browser
 // then runs until [Process.Close].
+//
+// The endpoint is a pair of pipes (--remote-debugging-pipe): the browser
+// listens on no port and writes no DevToolsActivePort, so no other process
+// or user can reach it; [Process.Socket] is the only way in. The browser is
+// ready when it has answered Browser.getVersion on the pipe.
+// LaunchOptions.DebuggingPort instead opens a loopback port and waits for
+// DevToolsActivePort to name a port the browser itself listens on.
 //
 // Before starting, Launch refuses a profile whose SingletonLock is live or
 // foreign ([fsm.LeaseHeld]) and deletes a stale DevToolsActivePort. The
@@ -63,11 +112,10 @@ func chromiumArgs(opts LaunchOptions, userDataDir string) []string {
 // runtime.LockOSThread and then exits would trigger it, so do not launch
 // from one). Its stdout and stderr go to a bounded buffer ([Process.Output]).
 //
-// Start-up polls for DevToolsActivePort and fails early when the browser
-// exits: status 21 (the profile is in use) is a [fsm.LeaseHeld] refusal;
-// other failures are a [*LaunchError]. An endpoint owned by another process
-// is a [fsm.EndpointOwnerMismatch] refusal. On failure nothing is left
-// running and the TMPDIR is removed.
+// Start-up fails early when the browser exits: status 21 (the profile is in
+// use) is a [fsm.LeaseHeld] refusal; other failures are a [*LaunchError].
+// A port owned by another process is a [fsm.EndpointOwnerMismatch]
+// refusal. On failure nothing is left running and the TMPDIR is removed.
 func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	if opts.UserDataDir == "" {
 		return nil, fsm.Refuse(fsm.InvalidArgument, "a profile directory is required")
@@ -110,16 +158,34 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("platform: output pipe: %w", err)
 	}
+	var pipes *devtoolsPipes
+	if !opts.DebuggingPort {
+		if pipes, err = newDevtoolsPipes(); err != nil {
+			outR.Close()
+			outW.Close()
+			os.RemoveAll(tmp)
+			return nil, err
+		}
+	}
 	cmd := exec.Command(exe, chromiumArgs(opts, udd)...)
 	cmd.Env = append(append(os.Environ(), opts.Env...), "TMPDIR="+tmp)
 	// A *os.File, not a Writer: exec then starts no copying goroutine, and
 	// Wait returns when the browser exits even if children hold the pipe.
 	cmd.Stdout, cmd.Stderr = outW, outW
+	if pipes != nil {
+		cmd.ExtraFiles = []*os.File{pipes.cmdR, pipes.outW} // fds 3 and 4
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	err = cmd.Start()
 	outW.Close()
+	if pipes != nil {
+		pipes.closeChildEnds()
+	}
 	if err != nil {
 		outR.Close()
+		if pipes != nil {
+			pipes.closeAll()
+		}
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("platform: start browser: %w", err)
 	}
@@ -134,6 +200,9 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 		exited:    make(chan struct{}),
 		drained:   make(chan struct{}),
 	}
+	if pipes != nil {
+		p.pipeR, p.pipeW = pipes.outR, pipes.cmdW
+	}
 	go p.wait()
 	go p.drain()
 
@@ -141,7 +210,12 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	if timeout <= 0 {
 		timeout = DefaultStartTimeout
 	}
-	cause := p.awaitEndpoint(ctx, timeout)
+	var cause error
+	if p.pipeW != nil {
+		cause = p.awaitPipe(ctx, timeout)
+	} else {
+		cause = p.awaitEndpoint(ctx, timeout)
+	}
 	if cause == nil {
 		return p, nil
 	}
@@ -158,6 +232,109 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 		return nil, fsm.Refuse(fsm.LeaseHeld, "the profile is in use by another browser").WithCause(lerr)
 	}
 	return nil, lerr
+}
+
+// readinessCall is the command Launch sends on the pipe to learn that the
+// browser is up. Its answer is read before anyone else reads the pipe, so
+// a client that starts its ids at 1 too cannot confuse the two.
+var readinessCall = []byte(`{"id":1,"method":"Browser.getVersion"}` + "\x00")
+
+// past is a deadline that has already expired, set to end a blocked call.
+var past = time.Unix(1, 0)
+
+// maxReadiness bounds what Launch reads from the pipe while it waits for
+// the answer to readinessCall (a few hundred bytes).
+const maxReadiness = 1 << 20
+
+// awaitPipe sends Browser.getVersion on p's pipe and waits for the answer,
+// until p exits, ctx ends or timeout passes. It reads one byte at a time,
+// so it stops exactly after that answer and leaves the rest of the stream
+// to the client; messages before it are skipped.
+func (p *Process) awaitPipe(ctx context.Context, timeout time.Duration) error {
+	rctx, cancel := context.WithTimeoutCause(ctx, timeout, ErrStartTimeout)
+	defer cancel()
+	stopExit := make(chan struct{})
+	defer close(stopExit)
+	go func() { // ends with awaitPipe
+		select {
+		case <-p.exited:
+			cancel()
+		case <-stopExit:
+		}
+	}()
+	// The pipe's files are pollable, so expired deadlines end blocked
+	// calls when rctx ends; the deadlines are cleared before returning.
+	expired := make(chan struct{})
+	stopExpire := context.AfterFunc(rctx, func() {
+		p.pipeR.SetDeadline(past)
+		p.pipeW.SetDeadline(past)
+		close(expired)
+	})
+	defer func() {
+		if !stopExpire() {
+			<-expired
+		}
+		p.pipeR.SetDeadline(time.Time{})
+		p.pipeW.SetDeadline(time.Time{})
+	}()
+	if _, err := p.pipeW.Write(readinessCall); err != nil {
+		return p.pipeFailure(rctx, err)
+	}
+	msg := make([]byte, 0, 512)
+	b := make([]byte, 1)
+	for read := 0; read < maxReadiness; read++ {
+		if _, err := p.pipeR.Read(b); err != nil {
+			return p.pipeFailure(rctx, err)
+		}
+		if b[0] != 0 {
+			msg = append(msg, b[0])
+			continue
+		}
+		var reply struct {
+			ID     int64           `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(msg, &reply) != nil || reply.ID != 1 {
+			msg = msg[:0]
+			continue
+		}
+		if reply.Result == nil || reply.Error != nil {
+			return errors.New("platform: the browser refused Browser.getVersion on its pipe")
+		}
+		fp, err := FingerprintOf(p.pid)
+		if err != nil {
+			return ErrExitedEarly
+		}
+		p.fp = fp
+		return nil
+	}
+	return errors.New("platform: the browser sent too much on its pipe before answering")
+}
+
+// pipeFailure explains a failed exchange on the pipe during start-up. A
+// browser that closed its end (or a write to its closed end) is given until
+// rctx ends to be reaped, so its exit status is known.
+func (p *Process) pipeFailure(rctx context.Context, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) {
+		select {
+		case <-p.exited:
+		case <-rctx.Done():
+		}
+	}
+	select {
+	case <-p.exited:
+		return ErrExitedEarly
+	default:
+	}
+	if cause := context.Cause(rctx); cause != nil {
+		return cause // ctx's own error, or ErrStartTimeout
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err // the file's name is not for errors
+	}
+	return fmt.Errorf("platform: DevTools pipe: %w", err)
 }
 
 // awaitEndpoint polls for DevToolsActivePort, with intervals growing from
@@ -268,6 +445,18 @@ func (p *Process) teardown(ctx context.Context, browserClose func(context.Contex
 		_ = browserClose(cctx)
 		p.waitExited(cctx)
 		cancel()
+	}
+	if p.pipeW != nil {
+		// Our ends of the pipe go first: a browser that is still running
+		// takes the end of its command pipe as a request to exit cleanly.
+		// A client may have closed them already; closing again is harmless.
+		_ = p.pipeW.Close()
+		_ = p.pipeR.Close()
+		if !p.hasExited() {
+			pctx, cancel := context.WithTimeout(ctx, sigtermWait)
+			p.waitExited(pctx)
+			cancel()
+		}
 	}
 	if !p.hasExited() {
 		// Not yet reaped, so the PID is still ours to signal.
@@ -381,4 +570,63 @@ func poll(d time.Duration, cond func() bool) bool {
 		time.Sleep(interval)
 		interval = min(2*interval, 50*time.Millisecond)
 	}
+}
+
+// ErrTreeHidden reports that the open files of a process in the browser's
+// tree could not be read, so its listeners cannot be known.
+var ErrTreeHidden = errors.New("platform: a process of the browser's tree hides its open files")
+
+// Listeners returns the TCP sockets in LISTEN state (IPv4 and IPv6) held by
+// any process of the browser's tree: its process group and the helpers
+// that left the group but carry its TMPDIR. A browser launched without
+// LaunchOptions.DebuggingPort has none; tests hold it to that. An
+// unreadable member fails with [ErrTreeHidden] rather than under-report.
+func (p *Process) Listeners() ([]netip.AddrPort, error) {
+	inodes, err := socketInodes(p.treePIDs())
+	if err != nil {
+		return nil, err
+	}
+	var out []netip.AddrPort
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		es, err := readListeners(file)
+		if err != nil && !errors.Is(err, os.ErrNotExist) { // tcp6 is absent without IPv6
+			return nil, err
+		}
+		for _, e := range es {
+			if inodes[e.inode] {
+				out = append(out, e.addr)
+			}
+		}
+	}
+	return out, nil
+}
+
+// treePIDs returns the live processes of p's tree: its group and the
+// helpers tagged with its TMPDIR.
+func (p *Process) treePIDs() []int {
+	return append(GroupMembers(p.pid), taggedProcesses(p.tmpDir)...)
+}
+
+// socketInodes returns the inodes of the sockets the processes pids hold
+// open, as /proc/net lists them. A process that exited meanwhile is
+// skipped; one whose descriptors cannot be read is [ErrTreeHidden].
+func socketInodes(pids []int) (map[string]bool, error) {
+	inodes := map[string]bool{}
+	for _, pid := range pids {
+		dir := "/proc/" + strconv.Itoa(pid) + "/fd/"
+		fds, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, ErrTreeHidden
+		}
+		for _, fd := range fds {
+			target, err := os.Readlink(dir + fd.Name())
+			if in, ok := strings.CutPrefix(target, "socket:["); err == nil && ok {
+				inodes[strings.TrimSuffix(in, "]")] = true
+			}
+		}
+	}
+	return inodes, nil
 }

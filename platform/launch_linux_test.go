@@ -20,36 +20,40 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gorilla/websocket"
+	"github.com/chromedp/cdproto/browser"
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 
+	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/fsm"
 )
 
-// browserClose sends CDP Browser.close over p's browser socket, as the
-// Runner's cdp.Conn would.
-func browserClose(p *Process, calls *atomic.Int32) func(context.Context) error {
+// pipeConn wraps p's DevTools pipe in a cdp.Conn, as the Runner does. The
+// Conn owns the pipe from then on; Process.Close closes it too.
+func pipeConn(t *testing.T, p *Process) *cdp.Conn {
+	t.Helper()
+	from, to := p.Pipe()
+	if from == nil || to == nil {
+		t.Fatal("the browser has no DevTools pipe")
+	}
+	c := cdp.NewConn(cdp.NewPipeSocket(from, to, cdp.PipeOptions{}), cdp.ConnOptions{})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// browserClose sends CDP Browser.close on c, as the Runner's teardown does.
+func browserClose(c *cdp.Conn, calls *atomic.Int32) func(context.Context) error {
 	return func(ctx context.Context) error {
 		calls.Add(1)
-		c, _, err := websocket.DefaultDialer.DialContext(ctx, p.WebSocketURL(), nil)
-		if err != nil {
-			return errors.New("dial browser socket failed") // no URL in test output
-		}
-		defer c.Close()
-		if dl, ok := ctx.Deadline(); ok {
-			c.SetReadDeadline(dl)
-		}
-		if err := c.WriteJSON(map[string]any{"id": 1, "method": "Browser.close"}); err != nil {
-			return err
-		}
-		_, _, err = c.ReadMessage() // the reply, or the drop as the browser exits
-		return err
+		_, err := cdproto.Call(ctx, c.Browser(), browser.Close, cdproto.Empty{})
+		return err // the reply, or the drop as the browser exits
 	}
 }
 
-// assertLoadsPage opens an httptest page in p and waits for its title: the
-// launch flags must leave the network service working (as of Chromium 156,
-// --disable-crashpad-for-testing does not).
-func assertLoadsPage(t *testing.T, p *Process) {
+// assertLoadsPage opens an httptest page through c and waits for its title:
+// the launch flags must leave the network service working (as of Chromium
+// 156, --disable-crashpad-for-testing does not).
+func assertLoadsPage(t *testing.T, c *cdp.Conn) {
 	t.Helper()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -57,48 +61,35 @@ func assertLoadsPage(t *testing.T, p *Process) {
 		fmt.Fprint(w, "<!doctype html><title>webcodex-loaded</title><p>ok</p>")
 	}))
 	defer srv.Close()
-	c, _, err := websocket.DefaultDialer.Dial(p.WebSocketURL(), nil)
+	if title := openAndTitle(t, c, srv.URL+"/", "webcodex-loaded"); title != "webcodex-loaded" || hits.Load() == 0 {
+		t.Errorf("page title %q, server hits %d; want webcodex-loaded from the test server", title, hits.Load())
+	}
+}
+
+// openAndTitle opens url in a new tab through c and waits up to 15 s for
+// the tab's title to become want; it returns the last title seen.
+func openAndTitle(t *testing.T, c *cdp.Conn, url, want string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	created, err := cdproto.Call(ctx, c.Browser(), target.CreateTarget, target.CreateTargetParams{URL: url})
 	if err != nil {
-		t.Fatal("dial browser socket failed")
+		t.Fatalf("Target.createTarget: %v", err)
 	}
-	defer c.Close()
-	c.SetReadDeadline(time.Now().Add(15 * time.Second))
-	call := func(id int, method string, params any) map[string]any {
-		if err := c.WriteJSON(map[string]any{"id": id, "method": method, "params": params}); err != nil {
-			t.Fatalf("%s: %v", method, err)
+	var title string
+	poll(15*time.Second, func() bool {
+		res, err := cdproto.Call(ctx, c.Browser(), target.GetTargets, target.GetTargetsParams{})
+		if err != nil {
+			return false
 		}
-		for {
-			var msg struct {
-				ID     int            `json:"id"`
-				Result map[string]any `json:"result"`
-				Error  any            `json:"error"`
-			}
-			if err := c.ReadJSON(&msg); err != nil {
-				t.Fatalf("%s: %v", method, err)
-			}
-			if msg.ID == id {
-				if msg.Error != nil {
-					t.Fatalf("%s: %v", method, msg.Error)
-				}
-				return msg.Result
+		for _, ti := range res.TargetInfos {
+			if ti.TargetID == created.TargetID {
+				title = ti.Title
 			}
 		}
-	}
-	call(1, "Target.createTarget", map[string]any{"url": srv.URL})
-	id := 2
-	loaded := poll(10*time.Second, func() bool {
-		id++
-		infos, _ := call(id, "Target.getTargets", map[string]any{})["targetInfos"].([]any)
-		for _, ti := range infos {
-			if m, _ := ti.(map[string]any); m["title"] == "webcodex-loaded" {
-				return true
-			}
-		}
-		return false
+		return title == want
 	})
-	if !loaded || hits.Load() == 0 {
-		t.Errorf("page did not load within 10 s (server hits %d)", hits.Load())
-	}
+	return title
 }
 
 // assertGone checks that Close left nothing: no group member, no TMPDIR,
@@ -147,15 +138,12 @@ func TestLaunchAndClose(t *testing.T) {
 	}
 	t.Cleanup(func() { p.Close(context.Background(), nil) })
 
-	port, path, err := ReadDevToolsActivePort(udd)
-	if err != nil {
-		t.Fatalf("ReadDevToolsActivePort: %v", err)
+	c := pipeConn(t, p)
+	if p.WebSocketURL() != "" {
+		t.Error("a pipe browser has a WebSocket URL")
 	}
-	if p.WebSocketURL() != "ws://127.0.0.1:"+strconv.Itoa(port)+path {
-		t.Error("WebSocketURL does not match DevToolsActivePort") // never print the URL
-	}
-	if owner, err := ListenerOwner(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))); err != nil || owner != p.PID() {
-		t.Errorf("ListenerOwner(DevTools port) = %d, %v; want the browser %d", owner, err, p.PID())
+	if _, _, err := ReadDevToolsActivePort(udd); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadDevToolsActivePort on a pipe browser's profile = %v, want no file", err)
 	}
 	fp := p.Fingerprint()
 	if fp.PID != p.PID() || !fp.Alive() || Product(fp.Exe) != "chromium" {
@@ -175,30 +163,70 @@ func TestLaunchAndClose(t *testing.T) {
 		t.Errorf("InspectSingletonLock(running profile) = %q, %v; want %q", st, err, LockLive)
 	}
 	// A second launch on the live profile is refused before anything starts,
-	// and leaves the first browser's endpoint file alone.
+	// and leaves the first browser alone.
 	if _, err := Launch(ctx, LaunchOptions{Exec: exe, UserDataDir: udd, Headless: true, RemoveUserDataDir: true}); !fsm.IsCode(err, fsm.LeaseHeld) {
 		t.Errorf("second Launch on a live profile = %v, want %s", err, fsm.LeaseHeld)
-	}
-	if _, _, err := ReadDevToolsActivePort(udd); err != nil {
-		t.Errorf("refused launch disturbed the live DevToolsActivePort: %v", err)
 	}
 	if err := RemoveStaleLock(udd); !fsm.IsCode(err, fsm.LeaseHeld) {
 		t.Errorf("RemoveStaleLock(live) = %v, want %s", err, fsm.LeaseHeld)
 	}
-	assertLoadsPage(t, p)
-	if strings.Contains(string(p.Output()), strconv.Itoa(port)+path) {
-		t.Error("Output() holds the endpoint unredacted")
-	}
+	assertLoadsPage(t, c)
 
-	// No browserClose: the SIGTERM path.
+	// No browserClose: our ends of the pipe close, then SIGTERM if needed.
 	start := time.Now()
 	if err := p.Close(ctx, nil); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	t.Logf("Close (SIGTERM path) took %v", time.Since(start).Round(time.Millisecond))
+	t.Logf("Close (pipe closed, no Browser.close) took %v", time.Since(start).Round(time.Millisecond))
+	select {
+	case <-c.Done():
+	default:
+		t.Error("the Conn over the pipe is still open after Close")
+	}
 	assertGone(t, p, fp, udd, false)
 	if err := p.Close(ctx, nil); err != nil {
 		t.Errorf("second Close = %v, want nil", err)
+	}
+}
+
+// TestLaunchDebuggingPort: the port mode, kept for a browser that stands in
+// for a person's own Chrome, publishes a loopback port the browser itself
+// listens on, and has no pipe.
+func TestLaunchDebuggingPort(t *testing.T) {
+	exe := needChromium(t)
+	udd := filepath.Join(t.TempDir(), "users")
+	if err := EnsurePrivateDir(udd); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p, err := Launch(ctx, LaunchOptions{Exec: exe, UserDataDir: udd, Headless: true, RemoveUserDataDir: true, DebuggingPort: true})
+	if err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	t.Cleanup(func() { p.Close(context.Background(), nil) })
+	if from, to := p.Pipe(); from != nil || to != nil {
+		t.Error("a port browser has a DevTools pipe")
+	}
+	port, path, err := ReadDevToolsActivePort(udd)
+	if err != nil {
+		t.Fatalf("ReadDevToolsActivePort: %v", err)
+	}
+	if p.WebSocketURL() != "ws://127.0.0.1:"+strconv.Itoa(port)+path {
+		t.Error("WebSocketURL does not match DevToolsActivePort") // never print the URL
+	}
+	if owner, err := ListenerOwner(netip.AddrPortFrom(netip.MustParseAddr("127.0.0.1"), uint16(port))); err != nil || owner != p.PID() {
+		t.Errorf("ListenerOwner(DevTools port) = %d, %v; want the browser %d", owner, err, p.PID())
+	}
+	sock, err := cdp.DialWebSocket(ctx, p.WebSocketURL(), cdp.DialOptions{})
+	if err != nil {
+		t.Fatal("dial browser socket failed") // no URL in test output
+	}
+	c := cdp.NewConn(sock, cdp.ConnOptions{})
+	defer c.Close()
+	assertLoadsPage(t, c)
+	if strings.Contains(string(p.Output()), strconv.Itoa(port)+path) {
+		t.Error("Output() holds the endpoint unredacted")
 	}
 }
 
@@ -216,7 +244,7 @@ func TestCloseWithBrowserClose(t *testing.T) {
 	}
 	fp := p.Fingerprint()
 	var calls atomic.Int32
-	bc := browserClose(p, &calls)
+	bc := browserClose(pipeConn(t, p), &calls)
 	// Concurrent Close calls: one teardown, the same result for both.
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -376,13 +404,17 @@ func TestLaunchRefusals(t *testing.T) {
 func TestArgs(t *testing.T) {
 	t.Parallel()
 	head := chromiumArgs(LaunchOptions{Headless: true, ExtraArgs: []string{"--lang=en"}}, "/p")
-	want := "--no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync --headless=new --user-data-dir=/p --remote-debugging-port=0 --lang=en about:blank"
+	want := "--no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync --headless=new --user-data-dir=/p --remote-debugging-pipe --lang=en about:blank"
 	if got := strings.Join(head, " "); got != want {
 		t.Errorf("headless args = %s\nwant %s", got, want)
 	}
 	headed := strings.Join(chromiumArgs(LaunchOptions{}, "/p"), " ")
-	if strings.Contains(headed, "--headless") || !strings.HasSuffix(headed, "--remote-debugging-port=0 about:blank") {
+	if strings.Contains(headed, "--headless") || strings.Contains(headed, "--remote-debugging-port") || !strings.HasSuffix(headed, "--remote-debugging-pipe about:blank") {
 		t.Errorf("headed args = %s", headed)
+	}
+	port := strings.Join(chromiumArgs(LaunchOptions{DebuggingPort: true}, "/p"), " ")
+	if strings.Contains(port, "--remote-debugging-pipe") || !strings.HasSuffix(port, "--remote-debugging-port=0 about:blank") {
+		t.Errorf("DebuggingPort args = %s", port)
 	}
 }
 

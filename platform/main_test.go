@@ -51,6 +51,8 @@ func runHelper(role string) int {
 		fmt.Printf("%d %s\n", p.PID(), p.TmpDir())
 		time.Sleep(helperMaxLife) // the parent test kills us long before
 		return 0
+	case "scan":
+		return scanForDoor(os.Stdout)
 	}
 	return 98
 }

@@ -34,6 +34,11 @@ func (p *Process) Close(ctx context.Context, browserClose func(context.Context) 
 	return nil
 }
 
+// Listeners is not implemented on this operating system yet.
+func (p *Process) Listeners() ([]netip.AddrPort, error) {
+	return nil, unsupported("listener inspection")
+}
+
 // ListenerOwner is not implemented on this operating system yet.
 func ListenerOwner(addr netip.AddrPort) (pid int, err error) {
 	return 0, unsupported("endpoint ownership")

@@ -34,10 +34,17 @@ type LaunchOptions struct {
 	// StartTimeout bounds the wait for the DevTools endpoint; zero means
 	// DefaultStartTimeout. The ctx passed to Launch may end it sooner.
 	StartTimeout time.Duration
+	// DebuggingPort makes the browser listen on a loopback DevTools port
+	// (--remote-debugging-port=0, reached through [Process.WebSocketURL])
+	// instead of speaking over a pipe. Any local process or user can connect
+	// to such a port, so a browser webcodex owns never sets it; it exists for
+	// a browser that stands in for a person's own Chrome, which webcodex
+	// attaches to (tests).
+	DebuggingPort bool
 }
 
 // DefaultStartTimeout bounds start-up when LaunchOptions.StartTimeout is
-// zero. DevToolsActivePort normally appears within 0.5 s (Chromium 156).
+// zero. The browser normally answers within 0.5 s (Chromium 156).
 const DefaultStartTimeout = 20 * time.Second
 
 // Teardown bounds, per CHROMIUM-FACTS.md: Browser.close, then SIGTERM, then
@@ -62,9 +69,10 @@ const (
 // [Process] keeps: the last 16 KiB.
 const OutputLimit = 16 << 10
 
-// ErrStartTimeout reports that the browser published no DevTools endpoint
-// within the start-up bound.
-var ErrStartTimeout = errors.New("platform: the browser did not publish its DevTools endpoint in time")
+// ErrStartTimeout reports that the browser's DevTools endpoint was not
+// ready within the start-up bound: no answer on the pipe, or (with
+// LaunchOptions.DebuggingPort) no port published.
+var ErrStartTimeout = errors.New("platform: the browser's DevTools endpoint was not ready in time")
 
 // ErrExitedEarly reports that the browser exited during start-up.
 var ErrExitedEarly = errors.New("platform: the browser exited during start-up")
@@ -104,7 +112,9 @@ type Process struct {
 	cmd       *exec.Cmd
 	pid       int
 	fp        Fingerprint
-	wsURL     string
+	pipeR     *os.File // our end of the browser's fd 4; nil with DebuggingPort
+	pipeW     *os.File // our end of the browser's fd 3; nil with DebuggingPort
+	wsURL     string   // set only with DebuggingPort
 	tmpDir    string
 	userData  string
 	removeUDD bool
@@ -128,8 +138,18 @@ func (p *Process) PGID() int { return p.pid }
 // endpoint was up (after any wrapper script had exec'd the real binary).
 func (p *Process) Fingerprint() Fingerprint { return p.fp }
 
-// WebSocketURL returns the browser-level DevTools WebSocket URL. It is an
-// internal secret: never log it or return it to an agent.
+// Pipe returns our ends of the browser's DevTools pipe, the only way to
+// speak to a browser launched without LaunchOptions.DebuggingPort (nil, nil
+// with it): fromBrowser carries its NUL-terminated JSON messages, toBrowser
+// takes commands. Hand both to one reader (cdp.NewPipeSocket), which then
+// owns them. Launch has already read the answer to its own
+// Browser.getVersion (id 1). Closing toBrowser makes the browser exit;
+// Close closes both.
+func (p *Process) Pipe() (fromBrowser, toBrowser *os.File) { return p.pipeR, p.pipeW }
+
+// WebSocketURL returns the browser-level DevTools WebSocket URL of a
+// browser launched with LaunchOptions.DebuggingPort, and "" otherwise. It is
+// an internal secret: never log it or return it to an agent.
 func (p *Process) WebSocketURL() string { return p.wsURL }
 
 // Exited returns a channel closed when the main browser process has exited.

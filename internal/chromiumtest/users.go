@@ -37,7 +37,7 @@ func StartUsers(tb testing.TB, profile string) *Users {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), LaunchTimeout)
 	defer cancel()
-	proc, err := platform.Launch(ctx, platform.LaunchOptions{Exec: exe, UserDataDir: profile, Headless: true, RemoveUserDataDir: true})
+	proc, err := platform.Launch(ctx, platform.LaunchOptions{Exec: exe, UserDataDir: profile, Headless: true, RemoveUserDataDir: true, DebuggingPort: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
