@@ -82,9 +82,6 @@ type Page struct {
 
 var profileName = regexp.MustCompile(`^[a-z0-9-]{1,48}$`)
 
-// connectTimeout bounds dialing a launched browser's endpoint.
-const connectTimeout = 10 * time.Second
-
 // Launch starts a browser webcodex owns: ephemeral (headless, temporary
 // profile) by default, or the managed profile req.Managed (visible unless
 // headless).
@@ -229,16 +226,16 @@ func (b *Browser) release(lopts platform.LaunchOptions) {
 	}
 }
 
-// connect dials the one browser-level socket of this generation.
+// connect takes the launched browser's DevTools pipe, its one connection:
+// an owned browser listens on no port, so there is nothing to dial and no
+// second generation (closing the pipe ends the browser).
 func (b *Browser) connect(ctx context.Context) error {
-	dctx, cancel := context.WithTimeout(ctx, connectTimeout)
-	defer cancel()
-	sock, err := cdp.DialWebSocket(dctx, b.proc.WebSocketURL(), cdp.DialOptions{})
-	if err != nil {
-		return fmt.Errorf("runner: connect to the browser: %w", err)
+	from, to := b.proc.Pipe()
+	if from == nil || to == nil {
+		return errors.New("runner: connect to the browser: it has no DevTools pipe")
 	}
 	b.mu.Lock()
-	b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
+	b.conn = cdp.NewConn(cdp.NewPipeSocket(from, to, cdp.PipeOptions{}), cdp.ConnOptions{})
 	b.mu.Unlock()
 	return nil
 }
