@@ -39,7 +39,7 @@ var baseFlags = []string{
 // the profile or the endpoint away from what Launch verifies.
 var reservedFlags = []string{
 	"--user-data-dir", "--remote-debugging-port", "--remote-debugging-pipe",
-	"--remote-debugging-address",
+	"--remote-debugging-address", "--remote-debugging-io-pipes",
 }
 
 // chromiumArgs builds the command line for opts; userDataDir is absolute.
@@ -99,9 +99,12 @@ func (d *devtoolsPipes) closeAll() {
 // then runs until [Process.Close].
 //
 // The endpoint is a pair of pipes (--remote-debugging-pipe): the browser
-// listens on no port and writes no DevToolsActivePort, so no other process
-// or user can reach it; [Process.Socket] is the only way in. The browser is
-// ready when it has answered Browser.getVersion on the pipe.
+// listens on no port and writes no DevToolsActivePort, so there is nothing
+// for another process or user to connect to; [Process.Pipe] is the way in.
+// (A process allowed to debug the browser's own processes, same uid and
+// ptrace permitted, could still open the pipe through /proc: that power is
+// the browser's memory already.) The browser is ready when it has answered
+// Browser.getVersion on the pipe.
 // LaunchOptions.DebuggingPort instead opens a loopback port and waits for
 // DevToolsActivePort to name a port the browser itself listens on.
 //

@@ -385,6 +385,7 @@ func TestLaunchRefusals(t *testing.T) {
 		{"profile flag", LaunchOptions{Exec: missingExe, UserDataDir: dir, ExtraArgs: []string{"--user-data-dir=/elsewhere"}}, fsm.InvalidArgument},
 		{"port flag", LaunchOptions{Exec: missingExe, UserDataDir: dir, ExtraArgs: []string{"--remote-debugging-port=9222"}}, fsm.InvalidArgument},
 		{"pipe flag", LaunchOptions{Exec: missingExe, UserDataDir: dir, ExtraArgs: []string{"--remote-debugging-pipe"}}, fsm.InvalidArgument},
+		{"pipe fds flag", LaunchOptions{Exec: missingExe, UserDataDir: dir, ExtraArgs: []string{"--remote-debugging-io-pipes=5,6"}}, fsm.InvalidArgument},
 		{"foreign lock", LaunchOptions{Exec: missingExe, UserDataDir: foreign}, fsm.LeaseHeld},
 	}
 	for _, tt := range tests {
