@@ -2,6 +2,8 @@ package surface
 
 import (
 	"context"
+	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -22,14 +24,21 @@ const (
 	// diagInFlightCap bounds the set of network requests tracked as in
 	// flight; beyond it the log counts as discarded.
 	diagInFlightCap = 2000
+	// diagContextCap bounds the execution contexts whose origins are known;
+	// a message from a context beyond it has no known origin.
+	diagContextCap = 4096
+	// diagURLChars bounds a URL an entry shows.
+	diagURLChars = 500
 )
 
-// DiagEntry is one console message, JavaScript exception, or network
-// request.
+// DiagEntry is one console message, JavaScript exception, browser log entry
+// or network request. Origin is the origin of the document that produced it;
+// under a Judge every entry read is of an allowed origin.
 type DiagEntry struct {
 	Seq    uint64 `json:"seq"`
 	Kind   string `json:"kind"`  // console, exception, log, request
 	Level  string `json:"level"` // log, info, warning, error, debug
+	Origin string `json:"origin,omitempty"`
 	Text   string `json:"text,omitempty"`
 	URL    string `json:"url,omitempty"`
 	Method string `json:"method,omitempty"`
@@ -38,6 +47,10 @@ type DiagEntry struct {
 	Type   string `json:"type,omitempty"`   // resource type of a request
 
 	reqID string // CDP request id: internal, never shown
+	// doc and url are what the Judge sees at read time, never shown: the
+	// producing document's origin ("" when unknown: withheld under a Judge)
+	// and the scheme and authority of URL, taken before URL was shortened.
+	doc, url string
 }
 
 func (e *DiagEntry) isError() bool {
@@ -94,15 +107,30 @@ type diagnostics struct {
 	seq      uint64
 	console  ring
 	network  ring
-	requests map[string]int // request id -> Seq of its network entry (in flight)
+	requests map[string]inflight // requests without a response end, by request id
 	overflow bool
 	dropBase uint64        // the session's dropped-event count at the last clear
 	changed  chan struct{} // closed and replaced when a request ends
 	logged   chan struct{} // closed and replaced when a console entry arrives
+
+	// ordered is set when events arrive in the order the browser sent them;
+	// only then is a context id mapped to its origin (ids are reused by the
+	// next renderer process, so a message read out of order could be
+	// credited to another document).
+	ordered  bool
+	contexts map[int64]string // live execution context id -> origin
+}
+
+// inflight is a request without a response end: its entry's Seq and what the
+// Judge sees of it.
+type inflight struct {
+	seq      uint64
+	doc, url string
 }
 
 func (d *diagnostics) init() {
-	d.requests = map[string]int{}
+	d.requests = map[string]inflight{}
+	d.contexts = map[int64]string{}
 	d.changed = make(chan struct{})
 	d.logged = make(chan struct{})
 }
@@ -119,14 +147,6 @@ func (d *diagnostics) endedLocked(id string) {
 	delete(d.requests, id)
 	close(d.changed)
 	d.changed = make(chan struct{})
-}
-
-// waitChange waits until a request ends, the deadline passes or ctx ends.
-func (d *diagnostics) waitChange(deadline time.Time, ctx context.Context) bool {
-	d.mu.Lock()
-	ch := d.changed
-	d.mu.Unlock()
-	return waitChan(ch, deadline, ctx)
 }
 
 type remoteArg struct {
@@ -169,10 +189,40 @@ func consoleLevel(t string) string {
 
 func (d *diagnostics) handle(method string, raw jsonv2.Value) {
 	switch method {
+	case "Runtime.executionContextCreated":
+		var ev struct {
+			Context struct {
+				ID     int64  `json:"id"`
+				Origin string `json:"origin"`
+			} `json:"context"`
+		}
+		if jsonv2.Unmarshal(raw, &ev) != nil {
+			return
+		}
+		d.mu.Lock()
+		if d.ordered && len(d.contexts) < diagContextCap {
+			d.contexts[ev.Context.ID] = ev.Context.Origin
+		}
+		d.mu.Unlock()
+	case "Runtime.executionContextDestroyed":
+		var ev struct {
+			ID int64 `json:"executionContextId"`
+		}
+		if jsonv2.Unmarshal(raw, &ev) != nil {
+			return
+		}
+		d.mu.Lock()
+		delete(d.contexts, ev.ID)
+		d.mu.Unlock()
+	case "Runtime.executionContextsCleared":
+		d.mu.Lock()
+		clear(d.contexts)
+		d.mu.Unlock()
 	case "Runtime.consoleAPICalled":
 		var ev struct {
-			Type string      `json:"type"`
-			Args []remoteArg `json:"args"`
+			Type    string      `json:"type"`
+			Args    []remoteArg `json:"args"`
+			Context int64       `json:"executionContextId"`
 		}
 		if jsonv2.Unmarshal(raw, &ev) != nil {
 			return
@@ -187,12 +237,13 @@ func (d *diagnostics) handle(method string, raw jsonv2.Value) {
 				break
 			}
 		}
-		d.addConsole(DiagEntry{Kind: "console", Level: consoleLevel(ev.Type), Text: capString(b.String(), diagEntryChars)})
+		d.addConsole(DiagEntry{Kind: "console", Level: consoleLevel(ev.Type), Text: capString(b.String(), diagEntryChars)}, ev.Context)
 	case "Runtime.exceptionThrown":
 		var ev struct {
 			Details struct {
 				Text      string     `json:"text"`
 				URL       string     `json:"url"`
+				Context   int64      `json:"executionContextId"`
 				Exception *remoteArg `json:"exception"`
 			} `json:"exceptionDetails"`
 		}
@@ -203,14 +254,17 @@ func (d *diagnostics) handle(method string, raw jsonv2.Value) {
 		if ev.Details.Exception != nil && ev.Details.Exception.Description != "" {
 			text = ev.Details.Exception.Description
 		}
-		d.addConsole(DiagEntry{Kind: "exception", Level: "error", Text: capString(text, diagEntryChars), URL: capString(ev.Details.URL, 500)})
+		e := DiagEntry{Kind: "exception", Level: "error", Text: capString(text, diagEntryChars)}
+		e.setURL(ev.Details.URL)
+		d.addConsole(e, ev.Details.Context)
 	case "Log.entryAdded":
 		var ev struct {
 			Entry struct {
-				Source string `json:"source"`
-				Level  string `json:"level"`
-				Text   string `json:"text"`
-				URL    string `json:"url"`
+				Source    string `json:"source"`
+				Level     string `json:"level"`
+				Text      string `json:"text"`
+				URL       string `json:"url"`
+				RequestID string `json:"networkRequestId"`
 			} `json:"entry"`
 		}
 		if jsonv2.Unmarshal(raw, &ev) != nil {
@@ -220,12 +274,25 @@ func (d *diagnostics) handle(method string, raw jsonv2.Value) {
 		if lvl == "verbose" {
 			lvl = "debug"
 		}
-		d.addConsole(DiagEntry{Kind: "log", Level: lvl, Text: capString(ev.Entry.Text, diagEntryChars), URL: capString(ev.Entry.URL, 500)})
+		e := DiagEntry{Kind: "log", Level: lvl, Text: capString(ev.Entry.Text, diagEntryChars)}
+		e.setURL(ev.Entry.URL)
+		// A log entry names no document. One about a request belongs to the
+		// request's document; otherwise its URL (the page's, or the resource's
+		// or script's) is the best attribution there is.
+		d.mu.Lock()
+		doc, ok := d.requestDocLocked(ev.Entry.RequestID)
+		d.mu.Unlock()
+		if !ok && ev.Entry.URL != "" {
+			doc = originKey(ev.Entry.URL)
+		}
+		e.setDoc(doc)
+		d.addConsole(e, 0)
 	case "Network.requestWillBeSent":
 		var ev struct {
-			RequestID string `json:"requestId"`
-			Type      string `json:"type"`
-			Request   struct {
+			RequestID   string `json:"requestId"`
+			Type        string `json:"type"`
+			DocumentURL string `json:"documentURL"`
+			Request     struct {
 				URL    string `json:"url"`
 				Method string `json:"method"`
 			} `json:"request"`
@@ -233,12 +300,17 @@ func (d *diagnostics) handle(method string, raw jsonv2.Value) {
 		if jsonv2.Unmarshal(raw, &ev) != nil {
 			return
 		}
+		e := DiagEntry{Kind: "request", Level: "info", Method: ev.Request.Method, Type: ev.Type, reqID: ev.RequestID}
+		e.setURL(ev.Request.URL)
+		if ev.DocumentURL != "" {
+			e.setDoc(originKey(ev.DocumentURL))
+		}
 		d.mu.Lock()
 		d.seq++
-		e := DiagEntry{Seq: d.seq, Kind: "request", Level: "info", URL: capString(ev.Request.URL, 500), Method: ev.Request.Method, Type: ev.Type, reqID: ev.RequestID}
+		e.Seq = d.seq
 		d.network.add(e)
 		if len(d.requests) < diagInFlightCap {
-			d.requests[ev.RequestID] = int(e.Seq)
+			d.requests[ev.RequestID] = inflight{seq: e.Seq, doc: e.doc, url: e.url}
 		} else {
 			d.overflow = true
 		}
@@ -293,26 +365,65 @@ func (d *diagnostics) handle(method string, raw jsonv2.Value) {
 	}
 }
 
+// setURL records the URL an entry shows (shortened) and the key it is
+// judged by (taken from the whole URL).
+func (e *DiagEntry) setURL(raw string) {
+	if raw == "" {
+		return
+	}
+	e.URL = capString(raw, diagURLChars)
+	e.url = originKey(raw)
+}
+
+// setDoc records the producing document's origin key and the origin shown.
+func (e *DiagEntry) setDoc(key string) {
+	e.doc = key
+	e.Origin = displayOrigin(key)
+}
+
 func (d *diagnostics) findLocked(id string) *DiagEntry {
-	seq, ok := d.requests[id]
+	r, ok := d.requests[id]
 	if !ok {
 		return nil
 	}
 	es := d.network.entries
 	// Entries are in Seq order: search from the newest.
 	for i := len(es) - 1; i >= 0; i-- {
-		if es[i].Seq == uint64(seq) {
+		if es[i].Seq == r.seq {
 			return &es[i]
 		}
-		if es[i].Seq < uint64(seq) {
+		if es[i].Seq < r.seq {
 			break
 		}
 	}
 	return nil
 }
 
-func (d *diagnostics) addConsole(e DiagEntry) {
+// requestDocLocked returns the document key of the request id, whether in
+// flight or still in the log.
+func (d *diagnostics) requestDocLocked(id string) (string, bool) {
+	if id == "" {
+		return "", false
+	}
+	if r, ok := d.requests[id]; ok {
+		return r.doc, true
+	}
+	es := d.network.entries
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].reqID == id {
+			return es[i].doc, true
+		}
+	}
+	return "", false
+}
+
+// addConsole appends a console-log entry. ctxID, when not 0, names the
+// execution context that produced it, whose origin is the entry's.
+func (d *diagnostics) addConsole(e DiagEntry, ctxID int64) {
 	d.mu.Lock()
+	if ctxID != 0 {
+		e.setDoc(d.contextOriginLocked(ctxID))
+	}
 	d.seq++
 	e.Seq = d.seq
 	d.console.add(e)
@@ -321,11 +432,121 @@ func (d *diagnostics) addConsole(e DiagEntry) {
 	d.mu.Unlock()
 }
 
-func (d *diagnostics) read(r *ring, o DiagOptions, network bool, dropped uint64) DiagRead {
+// contextOriginLocked returns the origin of a live execution context, or ""
+// when it is not known (or events may arrive out of order).
+func (d *diagnostics) contextOriginLocked(id int64) string {
+	if !d.ordered {
+		return ""
+	}
+	o := d.contexts[id]
+	if o == "://" { // Chromium's origin of the initial about:blank
+		return ""
+	}
+	return o
+}
+
+// originKey returns the part of a URL that decides its origin: the scheme
+// and authority of a hierarchical URL ("http://host:port/"; a blob: URL
+// keeps its inner one), and otherwise the URL's start, which keeps its
+// scheme. The Judge decides on the origin, so judging the key judges the
+// URL, and the key survives the shortening of what is shown.
+func originKey(raw string) string {
+	if i := strings.Index(raw, "://"); i > 0 {
+		rest := raw[i+3:]
+		end := strings.IndexAny(rest, "/?#")
+		if end < 0 {
+			end = len(rest)
+		}
+		return raw[:i+3+end] + "/"
+	}
+	return capString(raw, 64)
+}
+
+// displayOrigin is the origin shown for an origin key: scheme://host[:port],
+// about:blank, or "null" for an opaque origin.
+func displayOrigin(key string) string {
+	if key == "" {
+		return ""
+	}
+	u, err := url.Parse(key)
+	if err != nil {
+		return "null"
+	}
+	switch {
+	case u.Scheme == "blob":
+		return displayOrigin(u.Opaque)
+	case u.Host != "":
+		return u.Scheme + "://" + u.Host
+	case u.Scheme == "about" && u.Opaque == "blank":
+		return "about:blank"
+	}
+	return "null"
+}
+
+// deniedURL stands in for a URL of a denied origin in an entry's text.
+const deniedURL = "[URL of a denied origin]"
+
+// textURL finds URLs in free text. Chromium percent-encodes spaces, quotes,
+// angle brackets and backticks in the URLs it writes, so a match runs to
+// the URL's end and takes its query with it.
+var textURL = regexp.MustCompile("(?i)[a-z][a-z0-9+.-]*://[^\\s'\"<>`]*")
+
+// verdicts judges the URLs of one read, once each.
+type verdicts struct {
+	judge func(string) error
+	seen  map[string]bool
+}
+
+func newVerdicts(judge func(string) error) *verdicts {
+	return &verdicts{judge: judge, seen: map[string]bool{}}
+}
+
+// allowed reports whether the Judge allows the origin key; an unknown
+// origin ("") is refused.
+func (v *verdicts) allowed(key string) bool {
+	if v.judge == nil {
+		return true
+	}
+	if key == "" {
+		return false
+	}
+	ok, hit := v.seen[key]
+	if !hit {
+		ok = v.judge(key) == nil
+		v.seen[key] = ok
+	}
+	return ok
+}
+
+// visible reports whether an entry may be read: the document that produced
+// it and the URL it names (a request's own URL) are both allowed.
+func (v *verdicts) visible(e *DiagEntry) bool {
+	if v.judge == nil {
+		return true
+	}
+	return v.allowed(e.doc) && (e.URL == "" || v.allowed(e.url))
+}
+
+// redact replaces the URLs of denied origins in free text (a browser
+// message on an allowed page may quote a denied URL with its query).
+func (v *verdicts) redact(s string) string {
+	if v.judge == nil || !strings.Contains(s, "://") {
+		return s
+	}
+	return textURL.ReplaceAllStringFunc(s, func(u string) string {
+		if v.allowed(originKey(u)) {
+			return u
+		}
+		return deniedURL
+	})
+}
+
+func (d *diagnostics) read(r *ring, o DiagOptions, network bool, dropped uint64, judge func(string) error) DiagRead {
 	max := o.MaxChars
 	if max <= 0 || max > DiagReadChars {
 		max = DiagReadChars
 	}
+	v := newVerdicts(judge)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := DiagRead{Next: o.Since, Entries: []DiagEntry{}}
@@ -334,10 +555,11 @@ func (d *diagnostics) read(r *ring, o DiagOptions, network bool, dropped uint64)
 		if e.Seq <= o.Since {
 			continue
 		}
-		if o.ErrorsOnly && !e.isError() {
+		if !v.visible(&e) || (o.ErrorsOnly && !e.isError()) {
 			out.Next = e.Seq
 			continue
 		}
+		e.Text = v.redact(e.Text)
 		if used+e.size() > max {
 			out.More = true
 			break
@@ -350,15 +572,31 @@ func (d *diagnostics) read(r *ring, o DiagOptions, network bool, dropped uint64)
 		out.Discarded = fsm.DiagnosticsDiscarded
 	}
 	if network {
-		out.InFlight = len(d.requests)
+		out.InFlight = d.inFlightLocked(v)
 	}
 	return out
 }
 
-func (d *diagnostics) inFlight() (int, bool) {
+// inFlightLocked counts the open requests the Judge allows: a denied
+// document's requests neither show nor keep a probe from settling.
+func (d *diagnostics) inFlightLocked(v *verdicts) int {
+	if v.judge == nil {
+		return len(d.requests)
+	}
+	n := 0
+	for _, r := range d.requests {
+		if v.allowed(r.doc) && v.allowed(r.url) {
+			n++
+		}
+	}
+	return n
+}
+
+func (d *diagnostics) inFlight(judge func(string) error) (int, bool) {
+	v := newVerdicts(judge)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return len(d.requests), d.network.discarded || d.overflow
+	return d.inFlightLocked(v), d.network.discarded || d.overflow
 }
 
 func (d *diagnostics) cursor() uint64 {
@@ -379,15 +617,19 @@ func (d *diagnostics) clear(dropped uint64) {
 }
 
 // Console returns console messages, JavaScript exceptions and browser log
-// entries, bounded by opts.
+// entries, bounded by opts. Under a Judge it returns only entries whose
+// document and named URL it allows, judged now (not when they were logged):
+// an entry of a denied origin stays hidden after the page comes back, and
+// URLs of denied origins in a message's text are replaced.
 func (p *Page) Console(opts DiagOptions) DiagRead {
-	return p.diag.read(&p.diag.console, opts, false, p.dropped())
+	return p.diag.read(&p.diag.console, opts, false, p.dropped(), p.opts.Judge)
 }
 
 // Network returns network requests, bounded by opts. InFlight counts the
-// requests still open.
+// requests still open. Under a Judge a request is returned (and counted)
+// only when both its document and its own URL are allowed.
 func (p *Page) Network(opts DiagOptions) DiagRead {
-	return p.diag.read(&p.diag.network, opts, true, p.dropped())
+	return p.diag.read(&p.diag.network, opts, true, p.dropped(), p.opts.Judge)
 }
 
 // ClearDiagnostics empties both logs and resets their discarded flags.

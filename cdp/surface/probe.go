@@ -50,9 +50,27 @@ type ProbeResult struct {
 // Probe performs exactly one action and observes its effect. The action is
 // never replayed; its refusal is part of the result, not an error. The
 // error is for failures to observe (page closed, deadline).
+//
+// Under a Judge the main document is judged before the action, after it,
+// and whenever the main frame commits a new document while the probe
+// settles: a page that leaves for a denied origin ends the probe at once
+// with the Judge's refusal and no result (the action was dispatched once,
+// all the same). Console errors and requests in flight count only entries
+// of allowed origins.
 func (p *Page) Probe(ctx context.Context, a ProbeAction) (*ProbeResult, error) {
+	switch a.Kind {
+	case "click", "hover", "type", "fill", "press", "select", "check", "uncheck":
+	default:
+		return nil, fsm.Refuse(fsm.InvalidArgument, "probe kind is click, hover, type, fill, press, select, check or uncheck")
+	}
+	if err := p.judgeMain(); err != nil {
+		return nil, err
+	}
 	before, err := p.Identity(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := p.judge(before.URL); err != nil {
 		return nil, err
 	}
 	out := &ProbeResult{Before: before, ConsoleErrors: []DiagEntry{}}
@@ -78,8 +96,9 @@ func (p *Page) Probe(ctx context.Context, a ProbeAction) (*ProbeResult, error) {
 		res, aerr = p.Select(ctx, t, a.Values...)
 	case "check", "uncheck":
 		res, aerr = p.Check(ctx, t, a.Kind == "check")
-	default:
-		return nil, fsm.Refuse(fsm.InvalidArgument, "probe kind is click, hover, type, fill, press, select, check or uncheck")
+	}
+	if err := p.judgeMain(); err != nil {
+		return nil, err // the action left for a denied origin
 	}
 	out.Action = res
 	if aerr != nil {
@@ -94,9 +113,14 @@ func (p *Page) Probe(ctx context.Context, a ProbeAction) (*ProbeResult, error) {
 		settle = DefaultSettle
 	}
 	if res == nil || res.Dialog == nil {
-		out.Settled = p.settle(ctx, settle)
+		if out.Settled, err = p.settle(ctx, settle); err != nil {
+			return nil, err
+		}
 	}
 	if id, err := p.Identity(ctx); err == nil {
+		if err := p.judge(id.URL); err != nil {
+			return nil, err
+		}
 		out.After = id
 		out.DocumentChanged = id.Document != before.Document
 	} else if p.isGone() {
@@ -105,55 +129,88 @@ func (p *Page) Probe(ctx context.Context, a ProbeAction) (*ProbeResult, error) {
 	c := p.Console(DiagOptions{Since: cursor, ErrorsOnly: true})
 	out.ConsoleErrors = c.Entries
 	out.ConsoleDiscarded = c.Discarded
-	out.InFlight, _ = p.diag.inFlight()
+	out.InFlight, _ = p.diag.inFlight(p.opts.Judge)
+	if err := p.judgeMain(); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
 // settle waits, up to max, for a finished load, a quiet DOM and no request
-// in flight.
-func (p *Page) settle(ctx context.Context, max time.Duration) bool {
+// of an allowed origin in flight. It returns the Judge's refusal as soon as
+// the main frame commits a document of a denied origin, and never observes
+// one: how such a page behaves cannot change how long a probe takes.
+func (p *Page) settle(ctx context.Context, max time.Duration) (bool, error) {
 	deadline := time.Now().Add(max)
 	for i := 0; i < 100; i++ {
+		if err := p.judgeMain(); err != nil {
+			return false, err
+		}
 		remaining := time.Until(deadline)
 		if remaining <= 0 || p.live() != nil {
-			return false
+			return false, nil
 		}
 		p.mu.Lock()
-		navCh, loading := p.loadCh, p.loading
+		loadCh, loading, nav := p.loadCh, p.loading, p.mainNav
 		p.mu.Unlock()
 		if loading {
-			if !waitChan(navCh, deadline, ctx) {
-				return false
+			if !waitChan(loadCh, deadline, ctx) {
+				return false, nil
 			}
 			continue
 		}
 		w, err := p.mainWorld(ctx)
 		if err != nil {
-			return false
+			return false, nil
+		}
+		if err := p.judgeMainWorld(ctx, w); err != nil {
+			if errors.Is(err, errWorldGone) {
+				continue
+			}
+			if errors.Is(err, errUnjudged) {
+				return false, nil
+			}
+			return false, err // the Judge's refusal
 		}
 		var r struct {
 			pageErr
 			Settled bool `json:"settled"`
 		}
 		cctx, cancel := context.WithTimeout(ctx, remaining+time.Second)
-		err = p.call(cctx, w, "settle", map[string]any{"nonce": w.nonce, "quietMs": settleQuiet.Milliseconds(), "maxMs": remaining.Milliseconds()}, true, &r)
+		err = p.callUntilNav(cctx, w, "settle", map[string]any{"nonce": w.nonce, "quietMs": settleQuiet.Milliseconds(), "maxMs": remaining.Milliseconds()}, &r, nav)
 		cancel()
-		if errors.Is(err, errWorldGone) || r.Err == "stale" {
+		if errors.Is(err, errWorldGone) || errors.Is(err, errMainNavigated) || r.Err == "stale" {
 			continue
 		}
 		if err != nil || !r.Settled {
-			return false
+			return false, nil
 		}
-		n, discarded := p.diag.inFlight()
-		if n == 0 && !discarded {
-			return true
+		if n, _ := p.diag.inFlight(p.opts.Judge); n == 0 {
+			return true, nil // quiet now, though the log may have dropped entries
 		}
-		if n == 0 {
-			return true // quiet now, though the log dropped entries
-		}
-		if !p.diag.waitChange(deadline, ctx) {
-			return false
+		p.diag.mu.Lock()
+		changed := p.diag.changed
+		p.diag.mu.Unlock()
+		if !waitEither(changed, nav, deadline, ctx) {
+			return false, nil
 		}
 	}
-	return false
+	return false, nil
+}
+
+// waitEither waits until a or b closes (true), or the deadline passes or
+// ctx ends (false).
+func waitEither(a, b <-chan struct{}, deadline time.Time, ctx context.Context) bool {
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-a:
+		return true
+	case <-b:
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
 }

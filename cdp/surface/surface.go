@@ -104,6 +104,8 @@ type Page struct {
 	dialogCh  chan struct{} // closed and replaced when a dialog opens
 	loading   bool          // the main frame is loading a document
 	loadCh    chan struct{} // closed and replaced when a main-frame load ends or navigation happens
+	mainURL   string        // the main frame's committed URL, from its navigation events
+	mainNav   chan struct{} // closed and replaced when the main frame commits a new document
 	diag      diagnostics
 }
 
@@ -172,6 +174,7 @@ func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error)
 		children:  map[cdproto.FrameID]child{},
 		dialogCh:  make(chan struct{}),
 		loadCh:    make(chan struct{}),
+		mainNav:   make(chan struct{}),
 		limits:    limits{lines: maxOutlineLines, frames: maxFramesPerSnapshot, frameLines: maxFrameLines},
 	}
 	p.diag.init()
@@ -190,6 +193,7 @@ func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error)
 		return nil, p.readErr(ctx, err)
 	}
 	p.main = tree.FrameTree.Frame.ID
+	p.mainURL = tree.FrameTree.Frame.URL
 	p.wg.Add(1)
 	go p.events(evctx, subs)
 	if d, ok := sess.(interface{ Done() <-chan struct{} }); ok {
@@ -261,9 +265,10 @@ func (p *Page) isGone() bool {
 // ------------------------------------------------------------------ events
 
 type sub struct {
-	method string
-	ch     <-chan jsonv2.Value
-	cancel func()
+	method  string
+	ch      <-chan jsonv2.Value
+	ordered <-chan cdp.Event // instead of ch: every method, in order
+	cancel  func()
 }
 
 var pageEvents = []string{
@@ -272,13 +277,29 @@ var pageEvents = []string{
 	"Page.javascriptDialogOpening", "Page.javascriptDialogClosed",
 	"Page.frameStartedLoading", "Page.frameStoppedLoading", "Page.frameNavigated", "Page.navigatedWithinDocument",
 	"Page.frameDetached", "Target.attachedToTarget", "Target.detachedFromTarget", "Inspector.detached",
+	"Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared",
+}
+
+// orderedEvents is a session that delivers several methods on one channel
+// in the order the browser sent them (*cdp.Session, and wrappers that embed
+// it).
+type orderedEvents interface {
+	SubscribeEvents(methods ...string) (<-chan cdp.Event, func())
 }
 
 func (p *Page) subscribe(s cdproto.Session) []sub {
+	if o, ok := s.(orderedEvents); ok {
+		// One ordered stream: a console message is then read after the
+		// creation of the execution context it names, never after that of a
+		// later context reusing its id.
+		ch, cancel := o.SubscribeEvents(pageEvents...)
+		p.diag.ordered = true
+		return []sub{{method: "", ordered: ch, cancel: cancel}}
+	}
 	out := make([]sub, 0, len(pageEvents))
 	for _, m := range pageEvents {
 		ch, cancel := s.Subscribe(m)
-		out = append(out, sub{m, ch, cancel})
+		out = append(out, sub{method: m, ch: ch, cancel: cancel})
 	}
 	return out
 }
@@ -293,6 +314,20 @@ func (p *Page) events(ctx context.Context, subs []sub) {
 	}()
 	cases := make([]reflect.SelectCase, 0, len(subs)+1)
 	cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
+	if len(subs) == 1 && subs[0].ordered != nil {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-subs[0].ordered:
+				if !ok {
+					p.markGone() // the session ended
+					return
+				}
+				p.handle(ctx, ev.Method, ev.Params)
+			}
+		}
+	}
 	for _, s := range subs {
 		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(s.ch)})
 	}
@@ -346,6 +381,7 @@ func (p *Page) handle(ctx context.Context, method string, raw jsonv2.Value) {
 	case "Page.frameNavigated", "Page.navigatedWithinDocument":
 		p.mu.Lock()
 		p.bumpLoadLocked()
+		p.noteMainNavLocked(method, raw)
 		p.mu.Unlock()
 	case "Page.frameDetached":
 		var ev page.EventFrameDetached
@@ -385,6 +421,26 @@ func (p *Page) handle(ctx context.Context, method string, raw jsonv2.Value) {
 	default:
 		p.diag.handle(method, raw)
 	}
+}
+
+// noteMainNavLocked records the main frame's new URL, and wakes waits and
+// probes when it committed a new document, so they judge it before anything
+// else.
+func (p *Page) noteMainNavLocked(method string, raw jsonv2.Value) {
+	if method == "Page.navigatedWithinDocument" {
+		var ev page.EventNavigatedWithinDocument
+		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == p.main {
+			p.mainURL = ev.URL // same document, same origin
+		}
+		return
+	}
+	var ev page.EventFrameNavigated
+	if jsonv2.Unmarshal(raw, &ev) != nil || ev.Frame == nil || ev.Frame.ID != p.main {
+		return
+	}
+	p.mainURL = ev.Frame.URL
+	close(p.mainNav)
+	p.mainNav = make(chan struct{})
 }
 
 func (p *Page) bumpLoadLocked() {
@@ -600,6 +656,14 @@ func (p *Page) live() error {
 		return fsm.Refusef(fsm.DialogOpen, "a JavaScript %s dialog is open: accept or dismiss it first", d.Type)
 	}
 	return nil
+}
+
+// judge applies Options.Judge to a document URL; nil Judge allows all.
+func (p *Page) judge(rawURL string) error {
+	if p.opts.Judge == nil {
+		return nil
+	}
+	return p.opts.Judge(rawURL)
 }
 
 // acquire takes the mutation gate, if any.

@@ -3,6 +3,7 @@ package surface
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -46,6 +47,12 @@ type WaitResult struct {
 // visible match (or Target.Index), and several visible matches are refused
 // as ambiguous at once. Waits are read-only: a document replaced during the
 // wait is observed again, up to the timeout.
+//
+// Under a Judge, the main document is judged before each look at it and
+// when the wait ends, and the main frame's navigation interrupts the look:
+// a page that leaves for a denied origin ends the wait at that navigation
+// with the Judge's refusal, having run nothing in the denied document, so
+// whether it holds the awaited text cannot change when or how the wait ends.
 func (p *Page) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 	switch o.Condition {
 	case "load", "url", "text", "text_gone":
@@ -79,12 +86,19 @@ func (p *Page) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 	}
 	res := &WaitResult{Condition: o.Condition}
 	done := func(found bool) (*WaitResult, error) {
+		if err := p.judgeMain(); err != nil {
+			return nil, err // it ended on a denied page: nothing of it is reported
+		}
 		res.Found = found
 		res.ElapsedMS = time.Since(start).Milliseconds()
 		return res, nil
 	}
 	for i := 0; ; i++ {
 		if err := p.live(); err != nil {
+			return nil, err
+		}
+		_, mainNav := p.mainDoc()
+		if err := p.judgeMain(); err != nil {
 			return nil, err
 		}
 		if i > 1000 { // a page navigating in a loop: still bounded
@@ -108,6 +122,11 @@ func (p *Page) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 					return done(false)
 				}
 			}
+			if id != nil {
+				if err := p.judge(id.URL); err != nil {
+					return nil, err
+				}
+			}
 			if id == nil || !urlMatches(id.URL, o) {
 				if !waitChan(navCh, deadline, ctx) {
 					return done(false)
@@ -125,9 +144,9 @@ func (p *Page) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 			}
 			continue
 		}
-		found, err := p.waitInPage(ctx, o, time.Until(deadline))
-		if errors.Is(err, errWorldGone) {
-			continue // the document was replaced: observe the new one
+		found, err := p.waitInPage(ctx, o, time.Until(deadline), mainNav)
+		if errors.Is(err, errWorldGone) || errors.Is(err, errMainNavigated) {
+			continue // the document was replaced: judge and observe the new one
 		}
 		if err != nil {
 			return nil, err
@@ -170,8 +189,81 @@ func waitChan(ch <-chan struct{}, deadline time.Time, ctx context.Context) bool 
 	}
 }
 
-// waitInPage runs the condition's in-page wait for at most d.
-func (p *Page) waitInPage(ctx context.Context, o WaitOptions, d time.Duration) (bool, error) {
+// errMainNavigated reports that the main frame committed a new document
+// while we looked at the old one.
+var errMainNavigated = errors.New("surface: the main frame navigated")
+
+// mainDoc returns the main frame's committed URL and a channel closed when
+// it commits another document.
+func (p *Page) mainDoc() (string, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mainURL, p.mainNav
+}
+
+// judgeMain judges the main frame's committed URL, as its navigation
+// events report it (nothing runs in the page to learn it).
+func (p *Page) judgeMain() error {
+	u, _ := p.mainDoc()
+	return p.judge(u)
+}
+
+// judgeMainWorld judges the URL of w's own document when w is in the main
+// frame, read inside w: a world lives and dies with one document, so what
+// then runs in w runs in the document judged, even when the navigation
+// events lag. It returns the Judge's refusal, or errWorldGone or the
+// failure to read (wrapped in errUnjudged).
+func (p *Page) judgeMainWorld(ctx context.Context, w *world) error {
+	if p.opts.Judge == nil || w.sess != p.sess || w.frame != p.main {
+		return nil
+	}
+	var r struct {
+		OK  bool   `json:"ok"`
+		URL string `json:"url"`
+	}
+	if err := p.call(ctx, w, "identity", map[string]any{"nonce": w.nonce}, false, &r); err != nil {
+		if errors.Is(err, errWorldGone) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", errUnjudged, err)
+	}
+	if !r.OK {
+		p.dropWorld(w)
+		return errWorldGone
+	}
+	return p.judge(r.URL)
+}
+
+// errUnjudged wraps the failure to read a document's URL for the Judge.
+var errUnjudged = errors.New("surface: the document's URL could not be read")
+
+// callUntilNav is p.call, interrupted when nav closes (the main frame
+// committed another document): it then fails with errMainNavigated at
+// once, without waiting for the old document's answer.
+func (p *Page) callUntilNav(ctx context.Context, w *world, fn string, arg any, out any, nav <-chan struct{}) error {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-nav:
+			cancel()
+		case <-stop:
+		}
+	}()
+	err := p.call(cctx, w, fn, arg, true, out)
+	select {
+	case <-nav:
+		return errMainNavigated
+	default:
+	}
+	return err
+}
+
+// waitInPage runs the condition's in-page wait for at most d, in a judged
+// document, until the main frame navigates (nav closes).
+func (p *Page) waitInPage(ctx context.Context, o WaitOptions, d time.Duration, nav <-chan struct{}) (bool, error) {
 	arg := map[string]any{"cond": o.Condition, "text": o.Text, "timeout": d.Milliseconds()}
 	var w *world
 	if o.Target != nil {
@@ -187,6 +279,17 @@ func (p *Page) waitInPage(ctx context.Context, o WaitOptions, d time.Duration) (
 			return false, p.readErr(ctx, err)
 		}
 	}
+	// Frames are judged where a target binds to them; the main document is
+	// judged here, in the world the wait will run in.
+	if err := p.judgeMainWorld(ctx, w); err != nil {
+		if errors.Is(err, errWorldGone) && o.Target != nil && o.Target.Ref != "" {
+			return false, fsm.Refuse(fsm.BindingStale, "the ref's document was replaced (navigation or reload)")
+		}
+		if errors.Is(err, errWorldGone) {
+			return false, err
+		}
+		return false, p.readErr(ctx, err) // the Judge's refusal is returned as it is
+	}
 	arg["nonce"] = w.nonce
 	// The page's own timer ends the wait; the call's deadline is a backstop.
 	cctx, cancel := context.WithTimeout(ctx, d+2*time.Second)
@@ -195,7 +298,10 @@ func (p *Page) waitInPage(ctx context.Context, o WaitOptions, d time.Duration) (
 		pageErr
 		Found bool `json:"found"`
 	}
-	err := p.call(cctx, w, "wait", arg, true, &r)
+	err := p.callUntilNav(cctx, w, "wait", arg, &r, nav)
+	if errors.Is(err, errMainNavigated) {
+		return false, err
+	}
 	if err != nil {
 		if errors.Is(err, errWorldGone) && o.Target != nil && o.Target.Ref != "" {
 			return false, fsm.Refuse(fsm.BindingStale, "the ref's document was replaced (navigation or reload)")

@@ -1,0 +1,124 @@
+package surface
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// Upload sets files on a file input through DOM.setFileInputFiles. Each
+// name is resolved inside Options.UploadDir, lexically and after resolving
+// symlinks, and must be a regular file with no other hard link, on the
+// upload directory's own device; anything else, or no directory, is
+// upload_denied. The result names files by base name only.
+func (p *Page) Upload(ctx context.Context, t Target, names ...string) (*ActionResult, error) {
+	if len(names) == 0 {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "upload needs at least one file")
+	}
+	files := make([]string, 0, len(names))
+	for _, n := range names {
+		real, err := confine(p.opts.UploadDir, n)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, real)
+	}
+	release, err := p.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	w, res, err := p.prepare(ctx, t, "upload", nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &ActionResult{Action: "upload", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
+	ev, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: p.global + ".pendingElement()", ContextID: w.ctx, Silent: new(true)})
+	if err != nil || ev.Result == nil || ev.Result.ObjectID == "" {
+		if err == nil {
+			err = errors.New("no element")
+		}
+		return nil, p.readErr(ctx, fmt.Errorf("surface: upload: %w", err))
+	}
+	defer p.release(ctx, w.sess, ev.Result.ObjectID)
+	if _, err := cdproto.Call(ctx, w.sess, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: ev.Result.ObjectID}); err != nil {
+		return out, p.dispatchErr(ctx, err)
+	}
+	for _, f := range files {
+		out.Files = append(out.Files, filepath.Base(f))
+	}
+	return out, nil
+}
+
+// confine resolves name inside dir, refusing anything that leaves it
+// lexically or through a symlink, and anything but a regular file. A file
+// with another hard link may be the same inode as a file outside dir, and
+// a file on another device than dir's sits under a mount point inside it:
+// both are refused, since neither check of the path can see where their
+// content lives. Refusals name no path.
+func confine(dir, name string) (string, error) {
+	if dir == "" {
+		return "", fsm.Refuse(fsm.UploadDenied, "no upload directory is set")
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fsm.Refuse(fsm.UploadDenied, "the upload directory is unusable")
+	}
+	var path string
+	if filepath.IsAbs(name) {
+		path = filepath.Clean(name)
+	} else {
+		path = filepath.Join(absDir, name)
+	}
+	if !within(absDir, path) {
+		return "", fsm.Refuse(fsm.UploadDenied, "the file is outside the upload directory")
+	}
+	realDir, err := filepath.EvalSymlinks(absDir)
+	if err != nil {
+		return "", fsm.Refuse(fsm.UploadDenied, "the upload directory is unusable")
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", fsm.Refuse(fsm.UploadDenied, "no such file in the upload directory")
+	}
+	if !within(realDir, real) {
+		return "", fsm.Refuse(fsm.UploadDenied, "the file resolves outside the upload directory")
+	}
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() {
+		return "", fsm.Refuse(fsm.UploadDenied, "not a regular file")
+	}
+	dirSt, err := os.Stat(realDir)
+	if err != nil {
+		return "", fsm.Refuse(fsm.UploadDenied, "the upload directory is unusable")
+	}
+	links, fileDev, ok1 := linksAndDevice(st)
+	_, dirDev, ok2 := linksAndDevice(dirSt)
+	if !ok1 || !ok2 {
+		return "", fsm.Refuse(fsm.UploadDenied, "the file's links and device cannot be checked on this system")
+	}
+	if links > 1 {
+		return "", fsm.Refuse(fsm.UploadDenied, "the file has another hard link: it may be a file outside the upload directory")
+	}
+	if fileDev != dirDev {
+		return "", fsm.Refuse(fsm.UploadDenied, "the file is on another device than the upload directory")
+	}
+	return real, nil
+}
+
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return false
+	}
+	return true
+}
