@@ -214,6 +214,10 @@ func (g *Gate) Check(rawURL string) error {
 	}
 }
 
+// OpenWeb reports whether the gate authorizes the whole open web (an owned
+// browser without an allowlist): nothing is denied that http(s) can reach.
+func (g *Gate) OpenWeb() bool { return g.openWeb }
+
 // Allowed reports whether rawURL's origin is authorized.
 func (g *Gate) Allowed(rawURL string) bool { return g.Check(rawURL) == nil }
 

@@ -23,7 +23,10 @@ const maxResponseBody = 64 << 20
 // Client calls a Runner's local API.
 type Client struct {
 	Socket string
-	hc     *http.Client
+	// Boundary, when set, is declared on every request: the Runner then
+	// shows this client only browsers created under the same boundary.
+	Boundary *Boundary
+	hc       *http.Client
 }
 
 // NewClient returns a client for the Runner whose state root is stateDir.
@@ -57,6 +60,13 @@ func Call[Req, Resp any](ctx context.Context, c *Client, name string, req Req) (
 		return zero, err
 	}
 	hreq.Host = Host
+	if c.Boundary != nil {
+		bh, err := json.Marshal(c.Boundary)
+		if err != nil {
+			return zero, fmt.Errorf("localapi: encode the boundary: %w", err)
+		}
+		hreq.Header.Set(BoundaryHeader, string(bh))
+	}
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -218,6 +218,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such route")
 		return
 	}
+	ctx := r.Context()
+	if hv := r.Header.Values(BoundaryHeader); len(hv) > 0 {
+		b, ok := parseBoundary(hv[0])
+		if len(hv) != 1 || !ok {
+			writeRefusal(w, fsm.Refuse(fsm.InvalidArgument, "malformed client boundary"))
+			return
+		}
+		ctx = WithBoundary(ctx, b)
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
 	if err != nil || len(body) > maxRequestBody {
 		writeRefusal(w, fsm.Refuse(fsm.LimitExceeded, "request body too large"))
@@ -230,7 +239,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer hc.setRunning(false)
 	}
 	start := time.Now()
-	resp, err := h(r.Context(), body)
+	resp, err := h(ctx, body)
 	if err != nil {
 		if ref, ok := fsm.AsRefusal(err); ok {
 			s.logf("localapi: %s refused %s (%s)", name, ref.Code, time.Since(start).Round(time.Millisecond))

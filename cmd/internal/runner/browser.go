@@ -78,6 +78,8 @@ type Page struct {
 	surf    *surface.Page
 	gen     reconnect.Generation
 	opened  bool // webcodex opened it (attached browsers: may be closed by close_page)
+
+	raw rawSession // raw CDP's own session (rawsession.go)
 }
 
 var profileName = regexp.MustCompile(`^[a-z0-9-]{1,48}$`)

@@ -97,10 +97,16 @@ func (p *Page) authorize(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := p.browser.gate.Check(id.URL); err != nil {
+	// The person's tab that went where the agent may not look is refused
+	// exactly like an unknown id, not "left".
+	return p.judge(id.URL)
+}
+
+// judge applies the browser's gate to a URL of this page the way authorize
+// does: a person's tab off the allowlist is refused like an unknown id.
+func (p *Page) judge(rawURL string) error {
+	if err := p.browser.gate.Check(rawURL); err != nil {
 		if p.personal() {
-			// The person's tab went where the agent may not look: refused
-			// exactly like an unknown id, not "left".
 			return fsm.Refuse(fsm.NotFound, "no such page")
 		}
 		return leftAllowlist(err)
@@ -108,11 +114,29 @@ func (p *Page) authorize(ctx context.Context) error {
 	return nil
 }
 
+// targetURL is the page's URL as the browser reports it for the target: it
+// answers while a dialog blocks the page's scripts, but may lag a
+// navigation, so only verbs that cannot read the page use it.
+func (p *Page) targetURL(ctx context.Context) (string, error) {
+	ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	res, err := cdproto.Call(ictx, p.browser.c().Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: p.target})
+	if err != nil || res.TargetInfo == nil {
+		return "", fsm.Refuse(fsm.PageClosed, "the page is closed").WithCause(err)
+	}
+	return res.TargetInfo.URL, nil
+}
+
 // personal reports whether p is a tab of the person's own browser that
 // webcodex did not open: once it is off the allowlist it is invisible and
 // refused like an unknown id, and never navigated.
 func (p *Page) personal() bool {
-	return p.browser.mode == localapi.ModeAttached && !p.opened
+	if p.browser.mode != localapi.ModeAttached {
+		return false
+	}
+	p.browser.mu.Lock()
+	defer p.browser.mu.Unlock()
+	return !p.opened
 }
 
 // leftAllowlist tells the agent the page left the allowlist, naming the
@@ -188,7 +212,10 @@ func pngSize(b []byte) (int, int) {
 // Eval evaluates an expression in the page with bounded results. Evaluate is
 // open for owned browsers only.
 func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi.EvalResult, err error) {
-	defer func() { r.auditPageOp(ctx, req.Page, "evaluate", "", err) }()
+	// The record names the origin the expression started on: an expression
+	// may navigate, and must not be filed under where it went.
+	var started string
+	defer func() { r.auditPageOp(ctx, req.Page, "evaluate", started, err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return localapi.EvalResult{}, err
@@ -199,6 +226,7 @@ func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi
 	if err := p.authorize(ctx); err != nil {
 		return localapi.EvalResult{}, err
 	}
+	started = r.pageOrigin(ctx, p)
 	res, err := p.surf.Evaluate(ctx, req.Expr)
 	if err != nil {
 		return localapi.EvalResult{}, err

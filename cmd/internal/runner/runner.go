@@ -129,7 +129,9 @@ func (r *Runner) Status(ctx context.Context) (localapi.Status, error) {
 		Capabilities: r.Capabilities(),
 	}
 	for _, b := range r.browserList() {
-		st.Browsers = append(st.Browsers, b.info(ctx))
+		if b.visibleTo(ctx) {
+			st.Browsers = append(st.Browsers, b.info(ctx))
+		}
 	}
 	return st, nil
 }

@@ -70,6 +70,9 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (js
 // ledger: dispatched once, never replayed; a lost acknowledgement is
 // outcome_unknown.
 func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (json.RawMessage, error) {
+	if req.Action == "dialog" {
+		return r.answerDialog(ctx, req)
+	}
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
 		r.auditPageOp(ctx, req.Page, req.Action, "", err) // a refused effect is recorded too
@@ -142,17 +145,37 @@ func (r *Runner) act(ctx context.Context, p *Page, req localapi.ActRequest) (any
 			o.Target = &st
 		}
 		return p.surf.Scroll(ctx, o)
-	case "dialog":
-		d := p.surf.Dialog()
-		if req.Accept == nil {
-			return map[string]any{"dialog": d}, nil // report only
-		}
-		if err := p.surf.HandleDialog(ctx, *req.Accept, req.Text); err != nil {
-			return nil, err
-		}
-		return map[string]any{"dialog": d, "accepted": *req.Accept}, nil
 	}
 	return nil, fsm.Refusef(fsm.InvalidArgument, "unknown action %q", req.Action)
+}
+
+// answerDialog reports or answers the page's JavaScript dialog. A dialog
+// blocks every script of the page, so the page is judged by the URL the
+// browser reports for the target rather than read from the page; the
+// dialog itself is judged on the document that opened it (surface).
+func (r *Runner) answerDialog(ctx context.Context, req localapi.ActRequest) (_ json.RawMessage, err error) {
+	var acted string
+	defer func() { r.auditPageOp(ctx, req.Page, req.Action, acted, err) }()
+	p, err := r.page(req.Page)
+	if err != nil {
+		return nil, err
+	}
+	u, err := p.targetURL(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.judge(u); err != nil {
+		return nil, err
+	}
+	acted = originOf(u)
+	d := p.surf.Dialog()
+	if req.Accept == nil {
+		return raw(map[string]any{"dialog": d}) // report only
+	}
+	if err := p.surf.HandleDialog(ctx, *req.Accept, req.Text); err != nil {
+		return nil, err
+	}
+	return raw(map[string]any{"dialog": d, "accepted": *req.Accept})
 }
 
 // Wait waits for a condition; a timeout is found:false.

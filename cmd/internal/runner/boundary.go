@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// A browser keeps the boundary of the client that created it (see
+// localapi.Boundary): a client of a shared Runner whose own allowlist,
+// evaluate switch or scopes differ can neither see nor address it — it is
+// refused exactly like an unknown id. A request without a boundary is the
+// owner at a terminal: it sees every browser, each under its own allowlist.
+
+// creatorBoundary records the boundary of the client creating b.
+func (b *Browser) setCreator(ctx context.Context) {
+	if cb, ok := localapi.BoundaryFrom(ctx); ok {
+		b.creator = &cb
+	}
+}
+
+// visibleTo reports whether the client making the request may see b.
+func (b *Browser) visibleTo(ctx context.Context) bool {
+	cb, ok := localapi.BoundaryFrom(ctx)
+	if !ok {
+		return true
+	}
+	return b.creator != nil && b.creator.Equal(cb)
+}
+
+// addressed are the ids a request names.
+type addressed struct {
+	Page    string `json:"page"`
+	Browser string `json:"browser"`
+}
+
+// admit refuses a request that names a browser or page its client may not
+// see, before the operation runs.
+func (r *Runner) admit(ctx context.Context, req any) error {
+	if _, ok := localapi.BoundaryFrom(ctx); !ok {
+		return nil
+	}
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return nil // a request that does not encode names nothing
+	}
+	var ids addressed
+	if json.Unmarshal(raw, &ids) != nil {
+		return nil // not an object: names no id
+	}
+	if ids.Browser != "" {
+		r.mu.Lock()
+		b := r.browsers[ids.Browser]
+		r.mu.Unlock()
+		if b != nil && !b.visibleTo(ctx) {
+			return fsm.Refuse(fsm.NotFound, "no such browser")
+		}
+	}
+	if ids.Page != "" {
+		r.mu.Lock()
+		p := r.pages[ids.Page]
+		r.mu.Unlock()
+		if p != nil && !p.browser.visibleTo(ctx) {
+			return fsm.Refuse(fsm.NotFound, "no such page")
+		}
+	}
+	return nil
+}
+
+// bounded wraps a route so admit runs first.
+func bounded[Req, Resp any](r *Runner, fn func(context.Context, Req) (Resp, error)) func(context.Context, Req) (Resp, error) {
+	return func(ctx context.Context, req Req) (Resp, error) {
+		if err := r.admit(ctx, req); err != nil {
+			var zero Resp
+			return zero, err
+		}
+		return fn(ctx, req)
+	}
+}

@@ -1,0 +1,118 @@
+package spec
+
+import "bytes"
+
+func init() { Register("boundaries.md", boundaries) }
+
+// boundaries renders what each boundary enforces and what it does not
+// cover. It is prose, kept beside the code it describes so a change to a
+// boundary changes this page in the same commit.
+func boundaries() []byte {
+	var b bytes.Buffer
+	b.WriteString(header)
+	b.WriteString(boundariesText)
+	return b.Bytes()
+}
+
+const boundariesText = `# Boundaries
+
+What an agent driving a browser through webcodex cannot do, boundary by boundary, and what each
+boundary does not cover. Every boundary has tests that perform the attack against real Chromium
+with three origins served by the test: one allowed (` + "`http://127.0.0.1:A`" + `), one denied on the same
+site (` + "`http://127.0.0.1:B`" + `, another port) and one denied cross-site (` + "`http://localhost:C`" + `); each
+denied page holds a secret the tests assert never reaches the agent. Approvals of an attach have
+their own page: [threat-model.md](threat-model.md).
+
+## The origin gate: what "allowed" means
+
+An allowlist entry is ` + "`[scheme://]host[:port]`" + `; it covers its host and subdomains at a dot boundary,
+IP entries match exactly, the scheme must match (no scheme: http and https). An owned browser with
+no allowlist is the open web (http, https); an attached browser with no allowlist shows nothing.
+The gate judges the URL acted on — a navigation's destination, otherwise the live URL read from the
+page — and every frame on its own origin. A refusal names the requested origin, never the list.
+
+**Cookies do not separate by port.** Two origins on one host (` + "`127.0.0.1:A`" + ` and ` + "`127.0.0.1:B`" + `) share
+that host's cookies (RFC 6265 ignores ports). The gate keeps the agent from reading or acting on the
+denied port's pages, and an owned browser never sends them a request (below), but a cookie set by
+the allowed page is a cookie of the whole host, as it is in any browser.
+
+## Frames of denied origins are absent for every verb
+
+- Snapshots and refs: a frame whose origin the gate denies is not entered (its isolated world is never
+  created), so it has no outline and no refs.
+- Screenshots: the boxes of denied frames are painted over before the image leaves the Runner; the
+  frame set is read again after the capture and a capture during which it changed is discarded.
+- Keys: a key press without a target is refused when focus is inside a denied frame.
+- Pointer input: every mouse dispatch is hit-tested at its point; a point that lands in a denied frame
+  is refused.
+- Dialogs: a JavaScript dialog opened by a denied document is reported by its type only, never its
+  text, and is never answered (that would be input to it).
+- Raw CDP: under any allowlist the stricter tier of [cdp-policy.md](cdp-policy.md) applies — no
+  command takes a node, object or context id, nothing plants code for later documents, nothing
+  serializes the page with its frames, and raw ` + "`Input.*`" + ` is withheld.
+
+## Diagnostics carry their origin
+
+Every console message, exception, log entry and network request is tagged with the origin of the
+document that produced it (a request also with its own URL's origin). Entries of denied origins are
+judged when they are read, so they are never returned — not while framed, not after the page
+navigates away and back, not through ` + "`probe`" + `. A ` + "`wait`" + ` or ` + "`probe`" + ` on a page that leaves the
+allowlist ends at once with the same refusal and no page data, whether or not the denied page holds
+what was waited for.
+
+## No time-of-check/time-of-use
+
+` + "`read`" + `, ` + "`eval`" + `, ` + "`snapshot`" + `, ` + "`screenshot`" + ` and every action run against the document that was
+authorized (its execution context and document nonce) and check after the call that it is still that
+document, still allowed; otherwise the result is discarded and the call refused. Evaluate runs in the
+authorized document's context, so it cannot run in a document that replaced it.
+
+## Owned browsers have no open door
+
+A browser webcodex launches speaks CDP over ` + "`--remote-debugging-pipe`" + ` (file descriptors 3 and 4 of
+the browser process): it listens on no TCP port, writes no ` + "`DevToolsActivePort`" + `, and no other
+process — of this user or another — finds anything to connect to. Attaching to a person's browser
+uses its own endpoint, after proving who owns it.
+
+## Denied origins are unreachable in owned browsers
+
+With an allowlist, an owned browser intercepts every request on the browser target before it leaves
+the browser and fails those whose URL the gate denies: navigations, each redirect hop, popups, form
+posts, fetch/XHR, subresources, iframes and workers' requests. A denied origin is therefore
+unreachable, not only invisible: its server sees nothing.
+
+Not covered: WebSocket handshakes are not visible to request interception in Chromium, so a page
+that opens a WebSocket to a denied origin reaches it (its messages never reach the agent: raw CDP
+cannot enable the network domain's frame events under an allowlist, and the diagnostics show only
+allowed requests). WebRTC and DNS lookups are not interception points either.
+
+In an attached browser nothing is blocked: the person's own browsing is theirs. What the agent does
+there is bounded by the frame rules above — nothing it types or clicks is delivered to a denied
+document or frame.
+
+## A shared Runner keeps each browser's creator's boundaries
+
+A client of the Runner daemon that declares a boundary (` + "`webcodex mcp --runner`" + ` declares its
+canonical ` + "`--allow`" + ` list, its ` + "`--allow-evaluate`" + ` switch and its scopes on every call) sees only the
+browsers created under exactly the same boundary; every other browser and its pages are refused as
+unknown ids and are not listed. A narrower client therefore cannot use a wider browser, and a wider
+client cannot widen a narrower one. The person at a terminal (the CLI, which declares no boundary)
+sees every browser, each still under its own allowlist and evaluate switch. Decision: "invisible"
+rather than "intersection on every call", because an intersection would have to be applied by every
+verb, frame rule and diagnostic read, and one missed site would widen a boundary; invisibility is
+enforced at one admission point before any operation runs.
+
+## The local API
+
+The Runner's unix socket is 0600 in a 0700 state root. A connection from another uid is closed at
+accept, before a byte of it is read. At most 64 connections are held; a newcomer beyond that evicts
+the oldest connection that is not running a call (still sending its request, or idle), so connections
+that trickle their bodies cannot lock callers out, and a running call is never cut for a newcomer. A
+request must arrive whole within 15 seconds; an idle keep-alive connection is closed after 60.
+
+## Uploads
+
+Files come only from the one directory the owner named, after lexical and real-path confinement. A
+file with more than one hard link, or on another device than that directory, is refused: a hard link
+or a bind mount is how a file from elsewhere appears inside the directory.
+`
