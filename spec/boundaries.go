@@ -71,8 +71,10 @@ authorized document's context, so it cannot run in a document that replaced it.
 
 A browser webcodex launches speaks CDP over ` + "`--remote-debugging-pipe`" + ` (file descriptors 3 and 4 of
 the browser process): it listens on no TCP port, writes no ` + "`DevToolsActivePort`" + `, and no other
-process — of this user or another — finds anything to connect to. Attaching to a person's browser
-uses its own endpoint, after proving who owns it.
+process — of this user or another — finds a listener to connect to. Not covered: a process of the
+same user that may ptrace the browser can open the pipe's ends under ` + "`/proc/PID/fd`" + ` and speak on it;
+that is the same power as reading and writing the browser's memory, which no transport can take
+away from it. Attaching to a person's browser uses its own endpoint, after proving who owns it.
 
 ## Denied origins are unreachable in owned browsers
 
