@@ -1,65 +1,145 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 
 	"github.com/webcodex/webcodex/fsm"
 )
 
-// frameAddressing are parameters through which a raw command reaches past
-// the page's main document into another frame's document or world: an
-// execution context id (guessable small integers), a piercing DOM walk, or
-// a frame id. Raw page CDP acts on the main document only; the page verbs
-// (snapshot, click, …) reach frames through the origin gate, frame by frame.
-var frameAddressing = map[string]string{
-	"contextId":          "an execution context id can name another frame's world",
-	"uniqueContextId":    "an execution context id can name another frame's world",
-	"executionContextId": "an execution context id can name another frame's world",
-	"frameId":            "a frame id can address another frame's document",
-	"pierce":             "a piercing walk enters iframe documents of other origins",
-}
-
-// frameWide are commands whose result covers every frame of the page, so
-// they would read frames the origin gate hides.
-var frameWide = map[string]string{
-	"DOMSnapshot.captureSnapshot": "captures every frame of the page, including frames the origin gate hides",
-	"DOMSnapshot.getSnapshot":     "captures every frame of the page, including frames the origin gate hides",
-	"Page.getFrameTree":           "lists the URLs of frames the origin gate hides",
-	"Page.getResourceTree":        "lists the URLs of frames and resources the origin gate hides",
-}
-
-// CheckParams refuses a raw command that addresses a document other than the
-// page's main one, by its parameters or because it spans every frame. params
-// is the command's JSON object (or empty). The refusal names the parameter
-// and why; it never echoes values.
-func CheckParams(method string, params []byte) error {
-	if why, ok := frameWide[method]; ok {
-		return fsm.Refusef(fsm.PolicyDenied, "%s is withheld from raw CDP: it %s", method, why)
-	}
-	if len(params) == 0 {
+// CheckParams judges a raw command's parameters at tier: params must be
+// empty, null or one JSON object with no duplicate key at any depth
+// (fsm.InvalidArgument otherwise, before anything is sent), and each of its
+// keys must be a parameter the table allows for method at tier, with an
+// allowed value (fsm.PolicyDenied otherwise). Refusals name the parameter,
+// never its value. Call it after [Check].
+func CheckParams(method string, tier Tier, params []byte) error {
+	params = bytes.TrimSpace(params)
+	if len(params) == 0 || bytes.Equal(params, []byte("null")) {
 		return nil
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(params, &top); err != nil {
-		return fsm.Refuse(fsm.InvalidArgument, "params must be a JSON object")
+	top, err := decodeObject(params)
+	if err != nil {
+		return err
 	}
-	for key, val := range top {
-		why, ok := frameAddressing[key]
-		if !ok {
-			continue
+	c, ok := commands[method]
+	if !ok {
+		return refuseUnlisted(method)
+	}
+	form, why := c.Form(tier)
+	if form == nil {
+		return fsm.Refusef(fsm.PolicyDenied, "%s is withheld while an allowlist is in force: it %s", method, why)
+	}
+	for _, kv := range top {
+		i := indexParam(form.Params, kv.key)
+		if i < 0 {
+			return fsm.Refusef(fsm.PolicyDenied, "%s does not take the parameter %s here: raw CDP passes only the parameters in the table (spec/cdp-policy.md)", method, quoteShort(kv.key))
 		}
-		if key == "pierce" && strings.TrimSpace(string(val)) != "true" {
-			continue // pierce:false stays in the main document
+		if form.Params[i].OnlyFalse && !bytes.Equal(bytes.TrimSpace(kv.val), []byte("false")) {
+			return fsm.Refusef(fsm.PolicyDenied, "%s takes %s only as false here", method, kv.key)
 		}
-		return fsm.Refusef(fsm.PolicyDenied, "raw CDP acts on the page's main document only: the parameter %q is withheld (%s); use the page verbs for frames", key, why)
 	}
 	return nil
 }
 
-// FrameWideCommands lists the commands CheckParams withholds whole, sorted,
-// for spec/cdp-policy.md.
-func FrameWideCommands() []CommandRule { return sortedRules(frameWide) }
+func indexParam(ps []Param, name string) int {
+	for i, p := range ps {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
 
-// FrameAddressingParams lists the parameters CheckParams withholds, sorted.
-func FrameAddressingParams() []CommandRule { return sortedRules(frameAddressing) }
+type member struct {
+	key string
+	val json.RawMessage
+}
+
+// decodeObject returns the members of a JSON object, refusing anything else
+// and any object (at any depth) with a key twice: Chrome and cdproto's
+// encoder would each pick a different one, or refuse the message after it
+// was counted as sent.
+func decodeObject(b []byte) ([]member, error) {
+	if len(b) == 0 || b[0] != '{' || !json.Valid(b) {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "params must be a JSON object")
+	}
+	if key, dup := duplicateKey(b); dup {
+		return nil, fsm.Refusef(fsm.InvalidArgument, "params has the key %s twice in one object; send each key once", quoteShort(key))
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "params must be a JSON object")
+	}
+	out := make([]member, 0, len(top))
+	for k, v := range top {
+		out = append(out, member{k, v})
+	}
+	return out, nil
+}
+
+// duplicateKey reports the first key that appears twice in one object of
+// the valid JSON b, comparing keys after unescaping ("a" and "\u0061" are
+// the same key).
+func duplicateKey(b []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var stack []*jsonFrame
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return "", false
+		}
+		if err != nil {
+			return "", false // json.Valid accepted b; nothing more to find
+		}
+		var top *jsonFrame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.keys != nil && top.expectKey {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				markValueDone(stack)
+				continue
+			}
+			key, _ := tok.(string)
+			if top.keys[key] {
+				return strings.Clone(key), true
+			}
+			top.keys[key] = true
+			top.expectKey = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &jsonFrame{keys: map[string]bool{}, expectKey: true})
+		case json.Delim('['):
+			stack = append(stack, &jsonFrame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			markValueDone(stack)
+		default:
+			markValueDone(stack)
+		}
+	}
+}
+
+// jsonFrame is one open container of duplicateKey's walk: the keys seen so
+// far for an object (nil for an array); expectKey says the object's next
+// token is a key.
+type jsonFrame struct {
+	keys      map[string]bool
+	expectKey bool
+}
+
+// markValueDone records that a value ended: if it was an object member's,
+// the object's next token is a key.
+func markValueDone(stack []*jsonFrame) {
+	if len(stack) > 0 && stack[len(stack)-1].keys != nil {
+		stack[len(stack)-1].expectKey = true
+	}
+}

@@ -4,15 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/findinpage"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -28,19 +23,21 @@ var modes = []struct {
 	{"attached+evaluate", true, true},
 }
 
+var tiers = []Tier{OpenWeb, Allowlisted}
+
 // wantRefused asserts Check refuses method with cdp_policy_denied and that
 // the detail names the method and contains every fragment.
-func wantRefused(t *testing.T, method string, attached, allowEvaluate bool, fragments ...string) {
+func wantRefused(t *testing.T, method string, tier Tier, attached, allowEvaluate bool, fragments ...string) {
 	t.Helper()
-	err := Check(method, attached, allowEvaluate)
+	err := Check(method, tier, attached, allowEvaluate)
 	r, ok := fsm.AsRefusal(err)
 	if !ok || r.Code != fsm.PolicyDenied {
-		t.Errorf("Check(%q, %v, %v) = %v, want a %s refusal", method, attached, allowEvaluate, err, fsm.PolicyDenied)
+		t.Errorf("Check(%q, %s, %v, %v) = %v, want a %s refusal", method, tier, attached, allowEvaluate, err, fsm.PolicyDenied)
 		return
 	}
 	for _, f := range fragments {
 		if !strings.Contains(r.Detail, f) {
-			t.Errorf("Check(%q) detail %q does not contain %q", method, r.Detail, f)
+			t.Errorf("Check(%q, %s) detail %q does not contain %q", method, tier, r.Detail, f)
 		}
 	}
 	if r.Next == "" {
@@ -48,7 +45,373 @@ func wantRefused(t *testing.T, method string, attached, allowEvaluate bool, frag
 	}
 }
 
-func TestEmbeddedTable(t *testing.T) {
+// TestEveryCdprotoCommandIsInTheTableOrRefused walks every command the
+// cdproto module knows: each is either in the table (and passes at the tiers
+// it is allowed at, and is refused at the others) or refused at every tier
+// and in every mode.
+func TestEveryCdprotoCommandIsInTheTableOrRefused(t *testing.T) {
+	t.Parallel()
+	proto := cdprotoCommands(t)
+	inTable, refused, allowlisted := 0, 0, 0
+	for method := range proto {
+		c, ok := commands[method]
+		if !ok {
+			refused++
+			for _, tier := range tiers {
+				for _, m := range modes {
+					wantRefused(t, method, tier, m.attached, m.allowEvaluate, method)
+				}
+			}
+			continue
+		}
+		inTable++
+		if err := Check(method, OpenWeb, false, false); err != nil {
+			t.Errorf("%s is in the table but refused on the open web: %v", method, err)
+		}
+		if c.Allowlisted != nil {
+			allowlisted++
+			for _, m := range modes {
+				err := Check(method, Allowlisted, m.attached, m.allowEvaluate)
+				if want := m.attached && !m.allowEvaluate; fsm.IsCode(err, fsm.PolicyDenied) != want {
+					t.Errorf("Check(%s, allowlist, %s) = %v, refused want %v", method, m.name, err, want)
+				}
+			}
+		} else {
+			wantRefused(t, method, Allowlisted, false, true, method, "while an allowlist is in force", c.Withheld)
+		}
+	}
+	if inTable != len(commands) {
+		t.Errorf("the table has %d commands, %d of them known to cdproto", len(commands), inTable)
+	}
+	t.Logf("cdproto knows %d commands: %d in the table (%d under an allowlist), %d refused", len(proto), inTable, allowlisted, refused)
+}
+
+// TestTableNamesOnlyWhatCdprotoKnows: every method and parameter of the
+// table is one cdproto generates (no typo passes as a rule), and a
+// parameter that may only be false is a boolean.
+func TestTableNamesOnlyWhatCdprotoKnows(t *testing.T) {
+	t.Parallel()
+	proto := cdprotoCommands(t)
+	for _, c := range Commands() {
+		pc, ok := proto[c.Method]
+		if !ok {
+			t.Errorf("%s is in the table but cdproto does not know it", c.Method)
+			continue
+		}
+		forms := []*Form{&c.Open}
+		if c.Allowlisted != nil {
+			forms = append(forms, c.Allowlisted)
+		}
+		for _, f := range forms {
+			if f.Reason == "" {
+				t.Errorf("%s has no reason", c.Method)
+			}
+			for _, p := range f.Params {
+				typ, ok := pc.params[p.Name]
+				if !ok {
+					t.Errorf("%s: cdproto knows no parameter %q", c.Method, p.Name)
+				}
+				if p.OnlyFalse && typ != "*bool" && typ != "bool" {
+					t.Errorf("%s: %s may only be false but is a %s", c.Method, p.Name, typ)
+				}
+			}
+		}
+		if c.Allowlisted == nil && c.Withheld == "" {
+			t.Errorf("%s: withheld under an allowlist without a reason", c.Method)
+		}
+		if _, ok := withheld[c.Method]; ok {
+			t.Errorf("%s is both in the table and refused by name", c.Method)
+		}
+	}
+	if !slices.IsSortedFunc(Commands(), func(a, b Command) int { return strings.Compare(a.Method, b.Method) }) {
+		t.Error("Commands() is not sorted")
+	}
+}
+
+// TestNoCommandReachesAnotherWorld: no entry, at any tier, takes a
+// parameter that names an execution context or a frame, or lets a piercing
+// walk or the command-line API through; editing commands (a paste reads
+// the system clipboard) are not passed with key events.
+func TestNoCommandReachesAnotherWorld(t *testing.T) {
+	t.Parallel()
+	never := map[string]bool{"contextId": true, "uniqueContextId": true, "executionContextId": true, "frameId": true, "executionContextName": true, "uniqueIds": true, "grantUniveralAccess": true, "worldName": true, "commands": true}
+	onlyFalse := map[string]bool{"pierce": true, "includeCommandLineAPI": true}
+	for _, c := range Commands() {
+		for _, p := range c.Open.Params {
+			if never[p.Name] {
+				t.Errorf("%s takes %s", c.Method, p.Name)
+			}
+			if onlyFalse[p.Name] && !p.OnlyFalse {
+				t.Errorf("%s takes %s as true", c.Method, p.Name)
+			}
+		}
+	}
+}
+
+// idParam matches the parameters that carry an id the inspector hands out
+// (nodes, objects, scripts, style sheets, searches, requests, streams, …).
+var idParam = regexp.MustCompile(`(?i)(nodeid|nodeids|objectid|contextid|frameid|searchid|scriptid|stylesheetid|requestid|handle|snapshotid|layerid|animationid|animations|breakpointid|callframeid|streamid|stacktraceid|identifier|id)$`)
+
+// TestAllowlistTierTakesNoIDs: under an allowlist no command takes an id
+// the inspector hands out, and every class the issue names is withheld.
+func TestAllowlistTierTakesNoIDs(t *testing.T) {
+	t.Parallel()
+	proto := cdprotoCommands(t)
+	for _, c := range Commands() {
+		if c.Allowlisted == nil {
+			continue
+		}
+		for _, p := range c.Allowlisted.Params {
+			if idParam.MatchString(p.Name) {
+				t.Errorf("under an allowlist %s takes the id parameter %s", c.Method, p.Name)
+			}
+			if p.Name == "userGesture" || p.Name == "generatePreview" || p.Name == "serializationOptions" || p.Name == "scriptToEvaluateOnLoad" {
+				if !p.OnlyFalse {
+					t.Errorf("under an allowlist %s takes %s", c.Method, p.Name)
+				}
+			}
+		}
+	}
+	// Whole domains that an allowlist withholds: ids, input, serialization,
+	// emulation state, the heap, the debugger.
+	for method := range proto {
+		domain, _, _ := strings.Cut(method, ".")
+		switch domain {
+		case "DOM", "DOMSnapshot", "DOMDebugger", "CSS", "Accessibility", "Input", "Emulation", "HeapProfiler", "Debugger", "Overlay", "Animation", "LayerTree", "DeviceOrientation", "Network", "IO", "WebAuthn":
+			wantRefused(t, method, Allowlisted, false, true, method)
+		}
+	}
+	for _, method := range []string{
+		"Page.addScriptToEvaluateOnNewDocument", "Page.addScriptToEvaluateOnLoad", "Page.captureSnapshot", "Page.printToPDF",
+		"Page.getNavigationHistory", "Page.captureScreenshot", "Page.handleJavaScriptDialog", "Page.close", "Page.bringToFront",
+		"Network.setExtraHTTPHeaders", "Network.setCacheDisabled", "Network.setBlockedURLs", "Network.setBypassServiceWorker",
+		"Emulation.setUserAgentOverride", "Emulation.setDeviceMetricsOverride", "Runtime.queryObjects", "Runtime.getProperties",
+		"Runtime.callFunctionOn", "Runtime.releaseObject", "Runtime.awaitPromise", "Runtime.addBinding", "Runtime.runScript",
+		"Runtime.compileScript", "Runtime.getHeapUsage", "Debugger.enable", "Debugger.setBreakpointByUrl", "Debugger.setBreakpoint",
+		"Debugger.setScriptSource", "Debugger.evaluateOnCallFrame", "HeapProfiler.takeHeapSnapshot", "DOM.getDocument", "DOM.resolveNode",
+		"DOMSnapshot.captureSnapshot", "Input.dispatchKeyEvent", "Input.dispatchMouseEvent", "Input.insertText",
+	} {
+		wantRefused(t, method, Allowlisted, false, true, method)
+	}
+	// The commands that stay, with the values that make them safe.
+	for _, c := range []struct {
+		method, params string
+		ok             bool
+	}{
+		{"Runtime.evaluate", `{"expression":"1","returnByValue":true,"awaitPromise":true}`, true},
+		{"Runtime.evaluate", `{"expression":"1","userGesture":false,"includeCommandLineAPI":false}`, true},
+		{"Runtime.evaluate", `{"expression":"1","userGesture":true}`, false},
+		{"Runtime.evaluate", `{"expression":"1","generatePreview":true}`, false},
+		{"Runtime.evaluate", `{"expression":"1","serializationOptions":{"serialization":"deep"}}`, false},
+		{"Runtime.evaluate", `{"expression":"1","contextId":1}`, false},
+		{"Runtime.evaluate", `{"expression":"1","uniqueContextId":"x"}`, false},
+		{"Page.reload", `{"ignoreCache":true}`, true},
+		{"Page.reload", `{"scriptToEvaluateOnLoad":"x"}`, false},
+		{"Page.stopLoading", `{}`, true},
+		{"Page.getLayoutMetrics", ``, true},
+		{"Runtime.releaseObjectGroup", `{"objectGroup":"g"}`, true},
+	} {
+		if err := Check(c.method, Allowlisted, false, false); err != nil {
+			t.Errorf("Check(%s, allowlist) = %v", c.method, err)
+			continue
+		}
+		err := CheckParams(c.method, Allowlisted, []byte(c.params))
+		if c.ok != (err == nil) || (!c.ok && !fsm.IsCode(err, fsm.PolicyDenied)) {
+			t.Errorf("CheckParams(%s, allowlist, %s) = %v, ok want %v", c.method, c.params, err, c.ok)
+		}
+	}
+}
+
+// TestCheckParams: unknown parameters and dangerous values are refused at
+// the tier that withholds them, and never echoed.
+func TestCheckParams(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		method, params string
+		tier           Tier
+		want           fsm.Code // "" = passes
+	}{
+		{"Runtime.evaluate", `{"expression":"1"}`, OpenWeb, ""},
+		{"Runtime.evaluate", ``, OpenWeb, ""},
+		{"Runtime.evaluate", `null`, OpenWeb, ""},
+		{"Runtime.evaluate", ` {"expression":"1"} `, OpenWeb, ""},
+		{"Runtime.evaluate", `{"expression":"1","contextId":7}`, OpenWeb, fsm.PolicyDenied},
+		{"Runtime.evaluate", `{"expression":"1","uniqueContextId":"x"}`, OpenWeb, fsm.PolicyDenied},
+		{"Runtime.evaluate", `{"expression":"1","includeCommandLineAPI":true}`, OpenWeb, fsm.PolicyDenied},
+		{"Runtime.evaluate", `{"expression":"1","includeCommandLineAPI":"true"}`, OpenWeb, fsm.PolicyDenied},
+		{"Runtime.evaluate", `{"expression":"1","includeCommandLineAPI":false}`, OpenWeb, ""},
+		{"Runtime.evaluate", `{"expression":"1","userGesture":true,"generatePreview":true}`, OpenWeb, ""},
+		{"Runtime.evaluate", `{"expression":"1","somethingNew":1}`, OpenWeb, fsm.PolicyDenied},
+		{"Runtime.callFunctionOn", `{"functionDeclaration":"f","executionContextId":3}`, OpenWeb, fsm.PolicyDenied},
+		{"DOM.getDocument", `{"depth":-1}`, OpenWeb, ""},
+		{"DOM.getDocument", `{"depth":-1,"pierce":true}`, OpenWeb, fsm.PolicyDenied},
+		{"DOM.getDocument", `{"pierce":false}`, OpenWeb, ""},
+		{"DOM.describeNode", `{"nodeId":1,"pierce":true}`, OpenWeb, fsm.PolicyDenied},
+		{"DOM.resolveNode", `{"nodeId":1,"executionContextId":2}`, OpenWeb, fsm.PolicyDenied},
+		{"Accessibility.getFullAXTree", `{"frameId":"F"}`, OpenWeb, fsm.PolicyDenied},
+		{"Input.dispatchKeyEvent", `{"type":"keyDown","commands":["paste"]}`, OpenWeb, fsm.PolicyDenied},
+		{"Input.dispatchKeyEvent", `{"type":"keyDown","key":"a"}`, OpenWeb, ""},
+		{"Page.reload", `{"scriptToEvaluateOnLoad":"x"}`, OpenWeb, ""},
+		{"Page.addScriptToEvaluateOnNewDocument", `{"source":"x","worldName":"w"}`, OpenWeb, fsm.PolicyDenied},
+		{"Page.addScriptToEvaluateOnNewDocument", `{"source":"x"}`, Allowlisted, fsm.PolicyDenied},
+		{"Page.captureScreenshot", `{}`, OpenWeb, ""},
+		{"Page.captureScreenshot", `{}`, Allowlisted, fsm.PolicyDenied},
+		{"Page.navigate", `{"url":"x"}`, OpenWeb, fsm.PolicyDenied},
+		// Not an object, or not JSON: invalid before any policy question.
+		{"Runtime.evaluate", `[1]`, OpenWeb, fsm.InvalidArgument},
+		{"Runtime.evaluate", `"x"`, OpenWeb, fsm.InvalidArgument},
+		{"Runtime.evaluate", `{"expression":}`, OpenWeb, fsm.InvalidArgument},
+		{"Runtime.evaluate", `{"expression":"1"} {}`, OpenWeb, fsm.InvalidArgument},
+	}
+	for _, c := range cases {
+		err := CheckParams(c.method, c.tier, []byte(c.params))
+		if c.want == "" && err != nil || c.want != "" && !fsm.IsCode(err, c.want) {
+			t.Errorf("CheckParams(%s, %s, %s) = %v, want %q", c.method, c.tier, c.params, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), `"x"`) {
+			t.Errorf("CheckParams(%s, %s) echoes a value: %v", c.method, c.params, err)
+		}
+	}
+}
+
+// TestDuplicateKeysAreInvalid: a key twice in any object of the params, at
+// any depth and however it is escaped, is invalid_argument, before the
+// method or tier is looked at.
+func TestDuplicateKeysAreInvalid(t *testing.T) {
+	t.Parallel()
+	dup := []string{
+		`{"expression":"1","expression":"2"}`,
+		`{"expression":"1","returnByValue":true,"returnByValue":false}`,
+		`{"expression":"1","\u0065xpression":"2"}`,
+		`{"serializationOptions":{"serialization":"json","serialization":"deep"},"expression":"1"}`,
+		`{"expression":"1","arguments":[{"value":1},{"value":2,"value":3}]}`,
+		`{"a":{"b":{"c":[[{"d":1,"d":1}]]}}}`,
+	}
+	for _, p := range dup {
+		for _, tier := range tiers {
+			err := CheckParams("Runtime.evaluate", tier, []byte(p))
+			if !fsm.IsCode(err, fsm.InvalidArgument) || !strings.Contains(err.Error(), "twice") {
+				t.Errorf("CheckParams(%s, %s) = %v, want invalid_argument for a duplicate key", p, tier, err)
+			}
+		}
+	}
+	for _, p := range []string{
+		`{"expression":"1","arguments":[{"value":1},{"value":2}]}`,
+		`{"expression":"{\"a\":1,\"a\":2}"}`,
+		`{"expression":"1","serializationOptions":{"serialization":"json"},"objectGroup":"serialization"}`,
+		`{"expression":"1","returnByValue":true}`,
+		`{"expression":"1","arguments":[],"objectGroup":"arguments"}`,
+	} {
+		if key, dup := duplicateKey([]byte(p)); dup {
+			t.Errorf("duplicateKey(%s) = %q, want none", p, key)
+		}
+	}
+}
+
+func TestAttachedWithoutEvaluate(t *testing.T) {
+	t.Parallel()
+	for _, tier := range tiers {
+		wantRefused(t, "Runtime.evaluate", tier, true, false, "attached", "evaluate")
+		if err := Check("Runtime.evaluate", tier, true, true); err != nil {
+			t.Errorf("Check(Runtime.evaluate, %s, attached, allowEvaluate) = %v", tier, err)
+		}
+	}
+	// A command refused by name keeps its own reason in every mode.
+	wantRefused(t, "Page.navigate", Allowlisted, true, false, "navigate verb")
+
+	if err := CheckEvaluate(false, false); err != nil {
+		t.Errorf("CheckEvaluate(owned) = %v", err)
+	}
+	if err := CheckEvaluate(true, true); err != nil {
+		t.Errorf("CheckEvaluate(attached, allowed) = %v", err)
+	}
+	if err := CheckEvaluate(true, false); !fsm.IsCode(err, fsm.PolicyDenied) {
+		t.Errorf("CheckEvaluate(attached, not allowed) = %v, want a %s refusal", err, fsm.PolicyDenied)
+	}
+}
+
+// TestRefusedByName: every command refused by name is refused, with its
+// reason, at every tier; among them the deprecated ones Chrome 156 still
+// serves though cdproto dropped them.
+func TestRefusedByName(t *testing.T) {
+	t.Parallel()
+	for _, r := range WithheldCommands() {
+		if r.Reason == "" {
+			t.Errorf("%s has no reason", r.Method)
+		}
+		for _, tier := range tiers {
+			for _, m := range modes {
+				wantRefused(t, r.Method, tier, m.attached, m.allowEvaluate, r.Method, r.Reason)
+			}
+		}
+	}
+	// Served by Chromium 156, unknown to cdproto v0.159.3.
+	for _, method := range []string{
+		"Page.addScriptToEvaluateOnLoad", "Page.removeScriptToEvaluateOnLoad", "Network.getAllCookies", "Debugger.setScriptSource",
+		"Page.setDownloadBehavior", "Page.deleteCookie", "Page.setDeviceMetricsOverride", "Page.setGeolocationOverride",
+		"Network.setUserAgentOverride", "Network.emulateNetworkConditions", "DOM.getFlattenedDocument", "DOMSnapshot.getSnapshot",
+		"IO.resolveBlob", "Schema.getDomains", "Target.sendMessageToTarget", "Security.setOverrideCertificateErrors",
+		"Console.enable", "Storage.getStorageKeyForFrame", "Browser.grantPermissions", "Emulation.setNavigatorOverrides",
+	} {
+		for _, tier := range tiers {
+			wantRefused(t, method, tier, false, true, method)
+		}
+	}
+}
+
+func TestWithheldDomainsAreRefused(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, d := range Domains() {
+		if d.Reason == "" {
+			t.Errorf("domain %s has no reason", d.Name)
+		}
+		if d.Allowed {
+			continue
+		}
+		n++
+		for _, tier := range tiers {
+			wantRefused(t, d.Name+".enable", tier, false, true, d.Name+".enable", d.Reason)
+		}
+	}
+	if n < 16 {
+		t.Errorf("only %d domains are refused whole", n)
+	}
+	for _, method := range []string{
+		"Target.createTarget", "Target.attachToTarget", "Target.getTargets", "Target.setAutoAttach",
+		"Browser.close", "Browser.grantPermissions", "Browser.getVersion",
+		"Storage.getCookies", "Storage.clearDataForOrigin", "SystemInfo.getInfo",
+		"DOMStorage.getDOMStorageItems", "IndexedDB.requestData", "CacheStorage.requestCachedResponse",
+		"Fetch.enable", "Fetch.continueRequest", "ServiceWorker.unregister", "Extensions.loadUnpacked",
+		"FindInPage.findFirst", "Foo.bar", "WebGPU.enable",
+	} {
+		wantRefused(t, method, OpenWeb, false, true, method)
+	}
+}
+
+func TestMalformedMethodsAreRefused(t *testing.T) {
+	t.Parallel()
+	long := "Runtime." + strings.Repeat("a", 200)
+	for _, method := range []string{
+		"", ".", "Runtime", "Runtime.", ".evaluate", "runtime.evaluate", "Runtime.Evaluate",
+		"Runtime.evaluate ", " Runtime.evaluate", "Runtime..evaluate", "Runtime.evaluate.x",
+		"Run time.evaluate", "Runtime.eval\x00", "Runtime.eval\nDOM.getDocument", "Runtime/evaluate",
+		"Rüntime.evaluate", "Target.createTarget?x", "1Runtime.evaluate", long,
+	} {
+		for _, m := range modes {
+			wantRefused(t, method, OpenWeb, m.attached, m.allowEvaluate, "not a CDP method name")
+		}
+	}
+	err := Check(long, OpenWeb, false, false)
+	if err == nil || len(err.Error()) > 200 {
+		t.Errorf("refusal for a long name is %d bytes, want it bounded", len(err.Error()))
+	}
+	if err := Check("Runtime.eval\nx", OpenWeb, false, false); err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("refusal echoes a raw newline: %q", err)
+	}
+}
+
+func TestEmbeddedDomains(t *testing.T) {
 	t.Parallel()
 	var doc struct {
 		ProtocolVersion string            `json:"protocol_version"`
@@ -69,266 +432,9 @@ func TestEmbeddedTable(t *testing.T) {
 	if design, err := os.ReadFile("/work/shared/design/cdp_domains.json"); err == nil && !bytes.Equal(design, domainsJSON) {
 		t.Error("cdp/policy/cdp_domains.json differs from /work/shared/design/cdp_domains.json; copy it again")
 	}
-}
-
-func TestDomainClasses(t *testing.T) {
-	t.Parallel()
-	want := map[string]struct {
-		class   Class
-		allowed bool
-	}{
-		"Runtime":       {ClassPage, true},
-		"DOM":           {ClassPageProfile, true},
-		"Page":          {ClassPageProfile, true},
-		"Network":       {ClassPageProfile, true},
-		"Security":      {ClassPageProfile, true},
-		"IO":            {ClassMeta, true},
-		"Schema":        {ClassMeta, true},
-		"Target":        {ClassBrowser, false},
-		"Browser":       {ClassBrowser, false},
-		"SystemInfo":    {ClassBrowser, false},
-		"Storage":       {ClassBrowser, false},
-		"Extensions":    {ClassBrowser, false},
-		"Tracing":       {ClassBrowser, false},
-		"Memory":        {ClassBrowser, false},
-		"Cast":          {ClassBrowser, false},
-		"PWA":           {ClassBrowser, false},
-		"Fetch":         {ClassCrossOrigin, false},
-		"IndexedDB":     {ClassCrossOrigin, false},
-		"DOMStorage":    {ClassCrossOrigin, false},
-		"CacheStorage":  {ClassCrossOrigin, false},
-		"FileSystem":    {ClassCrossOrigin, false},
-		"ServiceWorker": {ClassCrossOrigin, false},
-	}
-	rules := Domains()
-	if !slices.IsSortedFunc(rules, func(a, b DomainRule) int { return strings.Compare(a.Name, b.Name) }) {
-		t.Error("Domains() is not sorted")
-	}
-	seen := map[string]bool{}
-	for _, r := range rules {
-		if r.Reason == "" {
-			t.Errorf("domain %s has no reason", r.Name)
-		}
-		if seen[r.Name] {
-			t.Errorf("domain %s listed twice", r.Name)
-		}
-		seen[r.Name] = true
-		if w, ok := want[r.Name]; ok && (r.Class != w.class || r.Allowed != w.allowed) {
-			t.Errorf("domain %s = %s allowed=%v, want %s allowed=%v", r.Name, r.Class, r.Allowed, w.class, w.allowed)
-		}
-		if r.Allowed != (r.Class == ClassPage || r.Class == ClassPageProfile || r.Class == ClassMeta) {
-			t.Errorf("domain %s: class %s but allowed=%v", r.Name, r.Class, r.Allowed)
-		}
-	}
-	for name := range want {
-		if !seen[name] {
-			t.Errorf("domain %s missing from Domains()", name)
-		}
-	}
-}
-
-func TestWithheldDomainsAreRefused(t *testing.T) {
-	t.Parallel()
-	n := 0
 	for _, d := range Domains() {
-		if d.Allowed {
-			continue
-		}
-		n++
-		for _, m := range modes {
-			wantRefused(t, d.Name+".enable", m.attached, m.allowEvaluate, d.Name+".enable", "withheld", d.Name+" domain")
-		}
-	}
-	if n < 10 {
-		t.Errorf("only %d withheld domains", n)
-	}
-	// The issue's examples, by command.
-	for _, method := range []string{
-		"Target.createTarget", "Target.attachToTarget", "Target.getTargets", "Target.setAutoAttach",
-		"Browser.close", "Browser.grantPermissions", "Browser.getVersion",
-		"Storage.getCookies", "Storage.clearDataForOrigin", "SystemInfo.getInfo",
-		"DOMStorage.getDOMStorageItems", "IndexedDB.requestData", "CacheStorage.requestCachedResponse",
-		"Fetch.enable", "Fetch.continueRequest", "ServiceWorker.unregister", "Extensions.loadUnpacked",
-	} {
-		wantRefused(t, method, false, true, method, "withheld")
-	}
-}
-
-func TestWithheldCommandsAreRefused(t *testing.T) {
-	t.Parallel()
-	rules := WithheldCommands()
-	if !slices.IsSortedFunc(rules, func(a, b CommandRule) int { return strings.Compare(a.Method, b.Method) }) {
-		t.Error("WithheldCommands() is not sorted")
-	}
-	for _, r := range rules {
-		if r.Reason == "" {
-			t.Errorf("%s has no reason", r.Method)
-		}
-		for _, m := range modes {
-			wantRefused(t, r.Method, m.attached, m.allowEvaluate, r.Method, "withheld", r.Reason)
-		}
-	}
-	// Every command the issue names is withheld, with the verb or boundary
-	// that covers it in the reason.
-	for method, fragment := range map[string]string{
-		"Network.getAllCookies":               "cookie jar",
-		"Network.getCookies":                  "cookie jar",
-		"Network.setCookie":                   "cookie jar",
-		"Network.setCookies":                  "cookie jar",
-		"Network.deleteCookies":               "cookie jar",
-		"Network.clearBrowserCookies":         "cookie jar",
-		"Page.navigate":                       "navigate verb",
-		"DOM.setFileInputFiles":               "upload verb",
-		"Page.setDownloadBehavior":            "downloads",
-		"Browser.setDownloadBehavior":         "downloads",
-		"Runtime.addBinding":                  "prompt-injection",
-		"Target.exposeDevToolsProtocol":       "CDP to the browser",
-		"Network.loadNetworkResource":         "other origins",
-		"Network.getResponseBody":             "same-origin policy",
-		"Page.navigateToHistoryEntry":         "navigate verb",
-		"Security.setIgnoreCertificateErrors": "TLS",
-	} {
-		wantRefused(t, method, false, true, method, fragment)
-	}
-}
-
-func TestPageCommandsPass(t *testing.T) {
-	t.Parallel()
-	for _, method := range []string{
-		runtime.CommandEvaluate, dom.CommandGetDocument, page.CommandCaptureScreenshot,
-		"Runtime.callFunctionOn", "DOM.querySelector", "Input.dispatchMouseEvent", "Input.insertText",
-		"Network.enable", "Network.setExtraHTTPHeaders", "Page.reload", "Page.printToPDF", "Emulation.setDeviceMetricsOverride",
-		"Accessibility.getFullAXTree", "CSS.getComputedStyleForNode", "Debugger.enable", "IO.read", "Schema.getDomains",
-		"Security.enable", "Log.enable", "Overlay.highlightNode",
-	} {
-		for _, m := range []struct{ attached, allow bool }{{false, false}, {false, true}, {true, true}} {
-			if err := Check(method, m.attached, m.allow); err != nil {
-				t.Errorf("Check(%q, attached=%v, allowEvaluate=%v) = %v, want nil", method, m.attached, m.allow, err)
-			}
-		}
-	}
-}
-
-func TestAttachedWithoutEvaluate(t *testing.T) {
-	t.Parallel()
-	for _, method := range []string{runtime.CommandEvaluate, "Runtime.callFunctionOn", dom.CommandGetDocument, page.CommandCaptureScreenshot} {
-		wantRefused(t, method, true, false, method, "attached", "evaluate")
-		if err := Check(method, true, true); err != nil {
-			t.Errorf("Check(%q, attached, allowEvaluate) = %v, want nil", method, err)
-		}
-	}
-	// A withheld command keeps its own reason in every mode.
-	wantRefused(t, "Page.navigate", true, false, "navigate verb")
-
-	if err := CheckEvaluate(false, false); err != nil {
-		t.Errorf("CheckEvaluate(owned) = %v", err)
-	}
-	if err := CheckEvaluate(true, true); err != nil {
-		t.Errorf("CheckEvaluate(attached, allowed) = %v", err)
-	}
-	err := CheckEvaluate(true, false)
-	if !fsm.IsCode(err, fsm.PolicyDenied) || !strings.Contains(err.Error(), "attached") {
-		t.Errorf("CheckEvaluate(attached, not allowed) = %v, want a %s refusal", err, fsm.PolicyDenied)
-	}
-}
-
-func TestUnknownDomainIsRefused(t *testing.T) {
-	t.Parallel()
-	// FindInPage is in cdproto v0.159.3 but was not in the reviewed protocol.
-	for _, method := range []string{"Foo.bar", findinpage.CommandFindFirst, "WebGPU.enable", "Dom.getDocument"} {
-		for _, m := range modes {
-			wantRefused(t, method, m.attached, m.allowEvaluate, method, "not on the reviewed list")
-		}
-	}
-}
-
-func TestMalformedMethodsAreRefused(t *testing.T) {
-	t.Parallel()
-	long := "Runtime." + strings.Repeat("a", 200)
-	for _, method := range []string{
-		"", ".", "Runtime", "Runtime.", ".evaluate", "runtime.evaluate", "Runtime.Evaluate",
-		"Runtime.evaluate ", " Runtime.evaluate", "Runtime..evaluate", "Runtime.evaluate.x",
-		"Run time.evaluate", "Runtime.eval\x00", "Runtime.eval\nDOM.getDocument", "Runtime/evaluate",
-		"Rüntime.evaluate", "Target.createTarget?x", "1Runtime.evaluate", long,
-	} {
-		for _, m := range modes {
-			wantRefused(t, method, m.attached, m.allowEvaluate, "not a CDP method name")
-		}
-	}
-	err := Check(long, false, false)
-	if err == nil || len(err.Error()) > 200 {
-		t.Errorf("refusal for a long name is %d bytes, want it bounded", len(err.Error()))
-	}
-	if err := Check("Runtime.eval\nx", false, false); err == nil || strings.Contains(err.Error(), "\n") {
-		t.Errorf("refusal echoes a raw newline: %q", err)
-	}
-}
-
-// TestEveryFlaggedCommandIsReviewed checks that each command
-// cdp_domains.json flags inside an allowed domain is either withheld or
-// reviewed and allowed, never both and never neither.
-func TestEveryFlaggedCommandIsReviewed(t *testing.T) {
-	t.Parallel()
-	var doc struct {
-		Domains []struct {
-			Domain    string `json:"domain"`
-			Sensitive []struct {
-				Command string `json:"command"`
-			} `json:"sensitive_commands"`
-		} `json:"domains"`
-	}
-	if err := json.Unmarshal(domainsJSON, &doc); err != nil {
-		t.Fatal(err)
-	}
-	allowed := map[string]bool{}
-	for _, d := range Domains() {
-		allowed[d.Name] = d.Allowed
-	}
-	flagged := map[string]bool{}
-	for _, d := range doc.Domains {
-		for _, c := range d.Sensitive {
-			flagged[c.Command] = true
-			if !allowed[d.Domain] {
-				continue
-			}
-			_, w := withheld[c.Command]
-			_, r := reviewed[c.Command]
-			if w == r {
-				t.Errorf("%s: withheld=%v reviewed=%v; want exactly one", c.Command, w, r)
-			}
-		}
-	}
-	// Rules outside the JSON's flagged list must name commands cdproto
-	// knows, or ones Chrome still serves though the protocol dropped them.
-	known := map[string]bool{
-		network.CommandDeleteDeviceBoundSession: true,
-		network.CommandSearchInResponseBody:     true,
-		network.CommandStreamResourceContent:    true,
-		page.CommandSearchInResource:            true,
-		page.CommandStartScreenRecording:        true,
-		// Deprecated request interception, still served by Chromium.
-		"Network.setRequestInterception":                  true,
-		"Network.continueInterceptedRequest":              true,
-		"Network.getResponseBodyForInterception":          true,
-		"Network.takeResponseBodyForInterceptionAsStream": true,
-	}
-	for _, rules := range [][]CommandRule{WithheldCommands(), ReviewedCommands()} {
-		for _, r := range rules {
-			domain, _, _ := strings.Cut(r.Method, ".")
-			if _, ok := allowed[domain]; !ok {
-				t.Errorf("%s: domain %s is not in the reviewed list", r.Method, domain)
-			}
-			if !flagged[r.Method] && !known[r.Method] {
-				t.Errorf("%s is neither flagged in cdp_domains.json nor a known cdproto command (typo?)", r.Method)
-			}
-			if !methodPattern.MatchString(r.Method) {
-				t.Errorf("%s is not a well-formed method name", r.Method)
-			}
-		}
-	}
-	for _, r := range ReviewedCommands() {
-		if err := Check(r.Method, false, false); err != nil {
-			t.Errorf("reviewed-allowed %s is refused for an owned browser: %v", r.Method, err)
+		if d.Allowed && (d.Class == ClassBrowser || d.Class == ClassCrossOrigin) {
+			t.Errorf("domain %s is %s but has allowed commands", d.Name, d.Class)
 		}
 	}
 }

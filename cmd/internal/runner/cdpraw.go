@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/webcodex/webcodex/cdp"
@@ -27,37 +26,39 @@ const (
 	maxCDPErrorChars = 300
 )
 
-// CDP sends one raw Chrome DevTools Protocol command to a page's own
-// flattened session: first the CDP domain policy (browser-global domains,
-// unreviewed domains and the withheld page commands are refused; raw CDP
-// is off for attached browsers unless the owner allowed evaluate), then the
-// origin gate on the page's live URL, then the command, under the page's
-// mutation gate. A command that enters a frame document is judged on that
-// frame's own origin. The result is bounded.
+// CDP sends one raw Chrome DevTools Protocol command to a page, on the
+// page's own raw session (rawsession.go), never the page surface's. In
+// order: the command table at the browser's tier (the open web, or the
+// stricter subset under any allowlist; raw CDP is off for attached browsers
+// unless the owner allowed evaluate), the parameters (a JSON object, no
+// duplicate key, only the parameters and values the table allows), the
+// origin gate on the page's live document, and then the command, under the
+// page's mutation gate. A result that carries page data is returned only if
+// the page still shows the document that was authorized; otherwise it is
+// discarded and the call refused. The result is bounded.
 func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ json.RawMessage, err error) {
 	defer func() { r.auditPageOp(ctx, req.Page, "cdp:"+policyName(req.Method), "", err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return nil, err
 	}
-	if err := policy.Check(req.Method, p.browser.mode == localapi.ModeAttached, p.browser.allowEvaluate); err != nil {
+	tier := policy.TierFor(p.browser.gate.OpenWeb())
+	if err := policy.Check(req.Method, tier, p.browser.mode == localapi.ModeAttached, p.browser.allowEvaluate); err != nil {
+		return nil, err
+	}
+	if len(req.Params) > maxCDPParamsBytes {
+		return nil, fsm.Refusef(fsm.LimitExceeded, "the params are larger than %d bytes", maxCDPParamsBytes)
+	}
+	trimmed := bytes.TrimSpace(req.Params)
+	if err := policy.CheckParams(req.Method, tier, trimmed); err != nil {
 		return nil, err
 	}
 	var params any
-	if len(req.Params) > 0 && !bytes.Equal(bytes.TrimSpace(req.Params), []byte("null")) {
-		if len(req.Params) > maxCDPParamsBytes {
-			return nil, fsm.Refusef(fsm.LimitExceeded, "the params are larger than %d bytes", maxCDPParamsBytes)
-		}
-		trimmed := bytes.TrimSpace(req.Params)
-		if !json.Valid(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
-			return nil, fsm.Refuse(fsm.InvalidArgument, "params must be a JSON object")
-		}
+	if len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
 		params = jsonv2.Value(trimmed)
 	}
-	if err := policy.CheckParams(req.Method, bytes.TrimSpace(req.Params)); err != nil {
-		return nil, err
-	}
-	if err := p.authorize(ctx); err != nil {
+	doc, err := p.authorizedDocument(ctx)
+	if err != nil {
 		return nil, err
 	}
 	t, err := r.gates.Acquire(ctx, lease.GateKey{Browser: p.browser.id, Target: string(p.target)})
@@ -68,18 +69,62 @@ func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ json.RawMe
 	if err := t.Check(); err != nil {
 		return nil, err
 	}
+	sess, err := p.rawSession(ctx, doc)
+	if err != nil {
+		return nil, err
+	}
 	var res jsonv2.Value
-	sess := frameGated{Session: p.sess, gate: p.browser.gate, main: cdproto.FrameID(p.target)}
 	if err := sess.Call(ctx, req.Method, params, &res); err != nil {
 		return nil, cdpErr(err)
 	}
-	if len(res) == 0 {
+	if len(bytes.TrimSpace(res)) == 0 {
 		res = jsonv2.Value("{}")
+	}
+	if !bytes.Equal(bytes.TrimSpace(res), []byte("{}")) {
+		// The command may have run in a document that replaced the
+		// authorized one (a navigation raced it): its data is kept only if
+		// the page still shows the authorized document.
+		if err := p.sameDocument(ctx, doc, tier); err != nil {
+			return nil, err
+		}
 	}
 	if len(res) > maxCDPResultChars {
 		return nil, fsm.Refusef(fsm.LimitExceeded, "the result is %d characters; raw CDP results are bounded at %d: ask for less", len(res), maxCDPResultChars)
 	}
 	return json.RawMessage(res), nil
+}
+
+// authorizedDocument judges the page's live document with the origin gate
+// (as authorize does) and returns the surface's id of that document.
+func (p *Page) authorizedDocument(ctx context.Context) (string, error) {
+	id, err := p.surf.Identity(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := p.judge(id.URL); err != nil {
+		return "", err
+	}
+	return id.Document, nil
+}
+
+// sameDocument checks, after a raw command, that the page still shows the
+// document doc that was authorized before it. A page that left the
+// allowlist is refused as authorize refuses it; under an allowlist a page
+// that merely changed document is refused too (the command may have run in
+// a denied document in between). On the open web every web document is
+// allowed, so only the gate's verdict matters.
+func (p *Page) sameDocument(ctx context.Context, doc string, tier policy.Tier) error {
+	id, err := p.surf.Identity(ctx)
+	if err != nil {
+		return err
+	}
+	if err := p.judge(id.URL); err != nil {
+		return err
+	}
+	if id.Document != doc && tier != policy.OpenWeb {
+		return fsm.Refuse(fsm.BindingStale, "the page loaded another document while the command ran; its result is discarded")
+	}
+	return nil
 }
 
 // cdpErr turns a failed raw command into a refusal: the browser's own
