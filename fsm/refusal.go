@@ -85,7 +85,7 @@ var codeDocs = map[Code][2]string{
 	OutcomeUnknown:        {"The effect was dispatched but its acknowledgement was lost; it is never replayed.", "Observe the page to learn whether it happened."},
 	AttachmentLost:        {"The browser connection is gone.", "Reconnect or attach again."},
 	DiagnosticsDiscarded:  {"Bounded diagnostic queues dropped entries since the last clear.", "Read what remains; clear before claiming quiet."},
-	UploadDenied:          {"The file is outside the owner-named upload directory, or none is set.", "The owner sets --upload-dir; pick a file inside it."},
+	UploadDenied:          {"The file is outside the owner-named upload directory (or none is set), has more than one hard link, or is on another device than that directory.", "The owner sets --upload-dir; pick a plain file inside it."},
 	LimitExceeded:         {"A bound was hit (message size, queue, count).", "Ask for less (a cursor, a narrower scope)."},
 	DialogOpen:            {"A JavaScript dialog blocks the page.", "Accept or dismiss it first (`webcodex dialog PAGE --accept`)."},
 	ProfileUnsafe:         {"The profile directory is not private: a symlink, another owner, or a mode other than 0700.", "Fix the directory (owned by you, mode 0700, no symlinks) or choose another profile name."},

@@ -240,8 +240,12 @@ func (r *Runner) Probe(ctx context.Context, req localapi.ProbeRequest) (json.Raw
 		t := toSurfaceTarget(*req.Target)
 		a.Target = &t
 	}
+	acted := r.pageOrigin(ctx, p) // the probe's action may navigate: audit where it started
 	res, err := p.surf.Probe(ctx, a)
-	r.audit(ctx, p, "probe:"+req.Action, err)
+	rec := newRecord(ctx, "probe:"+req.Action)
+	rec.Browser, rec.Page, rec.Origin = p.browser.id, p.id, acted
+	rec.settle(err)
+	r.appendAudit(rec)
 	if err != nil {
 		return nil, err
 	}
