@@ -8,10 +8,13 @@ import (
 	"encoding/base32"
 	"encoding/json"
 	"fmt"
+	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -20,12 +23,11 @@ type RequestState string
 
 // Approval request states. Each doc lists the state's exits.
 const (
-	RequestPending    RequestState = "pending"           // moves to approved, denied, expired or consumed_mismatch.
-	RequestApproved   RequestState = "approved"          // moves to consumed, consumed_mismatch or expired.
-	RequestConsumed   RequestState = "consumed"          // terminal: it minted one grant.
-	RequestMismatched RequestState = "consumed_mismatch" // terminal: a use that did not match consumed it.
-	RequestDenied     RequestState = "denied"            // terminal.
-	RequestExpired    RequestState = "expired"           // terminal.
+	RequestPending  RequestState = "pending"  // moves to approved, denied or expired; a use or a wrong code (under the bound) stays.
+	RequestApproved RequestState = "approved" // moves to consumed or expired; a use that does not match stays.
+	RequestConsumed RequestState = "consumed" // terminal: it minted one grant.
+	RequestDenied   RequestState = "denied"   // terminal: declined, or too many wrong codes.
+	RequestExpired  RequestState = "expired"  // terminal.
 )
 
 // RequestTrigger is an event in an approval request's lifetime.
@@ -33,11 +35,19 @@ type RequestTrigger string
 
 // Approval request triggers.
 const (
-	RequestApprove RequestTrigger = "approve" // a person confirmed the summary
-	RequestDeny    RequestTrigger = "deny"    // a person declined
-	RequestUse     RequestTrigger = "use"     // an attach presented the request
-	RequestExpire  RequestTrigger = "expire"  // its lifetime ended
+	RequestApprove   RequestTrigger = "approve"    // a person confirmed the summary (with the code, when one was shown)
+	RequestDeny      RequestTrigger = "deny"       // a person declined
+	RequestWrongCode RequestTrigger = "wrong_code" // an answer came with a code that does not match
+	RequestUse       RequestTrigger = "use"        // an attach presented the request
+	RequestExpire    RequestTrigger = "expire"     // its lifetime ended
 )
+
+// MaxCodeAttempts bounds the wrong one-time codes a request takes: the last
+// one denies it, so a program cannot guess the code.
+const MaxCodeAttempts = 3
+
+// counterWrongCodes counts the wrong codes a request has taken.
+const counterWrongCodes = "wrong_codes"
 
 // RequestFacts are read by the request's guards.
 type RequestFacts struct {
@@ -50,41 +60,48 @@ var (
 	reqMismatch         = &fsm.Guard[RequestFacts]{Name: "!matches", OK: func(e fsm.Env[RequestFacts]) bool { return !e.Facts.Matches }}
 	reqMatchesExpired   = &fsm.Guard[RequestFacts]{Name: "matches && expired", OK: func(e fsm.Env[RequestFacts]) bool { return e.Facts.Matches && !e.Facts.Unexpired }}
 	reqUnexpired        = &fsm.Guard[RequestFacts]{Name: "unexpired", OK: func(e fsm.Env[RequestFacts]) bool { return e.Facts.Unexpired }}
+	reqCodesLeft        = fsm.Below[RequestFacts](counterWrongCodes, MaxCodeAttempts-1)
+	reqCodesSpent       = fsm.AtLeast[RequestFacts](counterWrongCodes, MaxCodeAttempts-1)
 )
 
-// RequestSpec is the approval request lifetime: single use, short-lived, and
-// consumed by a use that does not match its digest.
+// RequestSpec is the approval request lifetime: single use, short-lived,
+// bound to the digest of exactly what the person was shown. A use that does
+// not match is refused and leaves the request as it was, so no caller can
+// spend another's approval.
 var RequestSpec = (&fsm.Spec[RequestState, RequestTrigger, RequestFacts]{
 	Name:  "approval_request",
 	Title: "Approval request",
 	Guards: "The out-of-band artifact a person approves. It is bound to a digest of (Runner instance, session, browser identity, " +
-		"process fingerprint, endpoint, side effects); it is single-use, it expires, and a use that does not match the digest " +
-		"consumes it so it cannot be probed.",
+		"process fingerprint, endpoint, canonical allowlist, evaluate switch, scopes, reconnect budget) — everything the person is " +
+		"shown; it is single-use and it expires. A use whose digest differs is refused and changes nothing, so a mismatched " +
+		"attach never consumes another request's approval. When the Runner showed a one-time code, an answer with a wrong code " +
+		"counts, and the third wrong code denies the request.",
 	Initial: RequestPending,
 	States: []fsm.StateDoc[RequestState]{
-		fsm.Doc(RequestPending, "Shown to the person. Moves to approved, denied, expired or consumed_mismatch (a non-matching use); a matching use waits."),
-		fsm.Doc(RequestApproved, "The person confirmed. Moves to consumed (matching use in time), consumed_mismatch or expired."),
+		fsm.Doc(RequestPending, "Shown to the person. Moves to approved, denied or expired; a use waits (or is refused when it does not match), and a wrong code under the bound stays."),
+		fsm.Doc(RequestApproved, "The person confirmed. Moves to consumed (matching use in time) or expired; a use that does not match is refused and stays."),
 		fsm.Doc(RequestConsumed, "Terminal. It minted exactly one grant."),
-		fsm.Doc(RequestMismatched, "Terminal. A use with another digest consumed it."),
-		fsm.Doc(RequestDenied, "Terminal. The person declined."),
+		fsm.Doc(RequestDenied, "Terminal. The person declined, or the third wrong one-time code was typed."),
 		fsm.Doc(RequestExpired, "Terminal. Its lifetime ended."),
 	},
-	Triggers: []RequestTrigger{RequestApprove, RequestDeny, RequestUse, RequestExpire},
+	Triggers: []RequestTrigger{RequestApprove, RequestDeny, RequestWrongCode, RequestUse, RequestExpire},
 	Edges: []fsm.Edge[RequestState, RequestTrigger, RequestFacts]{
 		{From: RequestPending, On: RequestApprove, To: RequestApproved, Guard: reqUnexpired},
 		{From: RequestPending, On: RequestApprove, To: RequestExpired, Guard: fsm.Not(reqUnexpired)},
 		{From: RequestPending, On: RequestDeny, To: RequestDenied},
+		{From: RequestPending, On: RequestWrongCode, To: RequestPending, Guard: reqCodesLeft, Count: counterWrongCodes},
+		{From: RequestPending, On: RequestWrongCode, To: RequestDenied, Guard: reqCodesSpent},
 		{From: RequestPending, On: RequestExpire, To: RequestExpired},
-		{From: RequestPending, On: RequestUse, To: RequestMismatched, Guard: reqMismatch},
+		{From: RequestPending, On: RequestUse, To: RequestPending},
 		{From: RequestApproved, On: RequestUse, To: RequestConsumed, Guard: reqMatchesUnexpired, Effect: EffectMintGrant},
-		{From: RequestApproved, On: RequestUse, To: RequestMismatched, Guard: reqMismatch},
+		{From: RequestApproved, On: RequestUse, To: RequestApproved, Guard: reqMismatch},
 		{From: RequestApproved, On: RequestUse, To: RequestExpired, Guard: reqMatchesExpired},
 		{From: RequestApproved, On: RequestExpire, To: RequestExpired},
 	},
 	Stable:       []RequestState{RequestPending, RequestApproved},
-	Terminal:     []RequestState{RequestConsumed, RequestMismatched, RequestDenied, RequestExpired},
+	Terminal:     []RequestState{RequestConsumed, RequestDenied, RequestExpired},
 	MaxTransient: 1,
-	Revoked:      []RequestState{RequestMismatched, RequestDenied, RequestExpired},
+	Revoked:      []RequestState{RequestDenied, RequestExpired},
 	Armed:        []RequestState{RequestApproved, RequestConsumed},
 	DrawFacts: func(d fsm.Drawer) RequestFacts {
 		return RequestFacts{Matches: d.Bool("matches"), Unexpired: d.Bool("unexpired")}
@@ -94,23 +111,96 @@ var RequestSpec = (&fsm.Spec[RequestState, RequestTrigger, RequestFacts]{
 // RequestTTL is how long an approval request may wait for a person.
 const RequestTTL = 5 * time.Minute
 
-// Scope is what a grant covers. Every field is internal: the digest binds
-// them, and none is shown to an agent.
+// The scopes an attach can carry: an MCP server's --scopes; the CLI has
+// them all.
+var AllScopes = []string{"browser:read", "browser:launch", "browser:control"}
+
+// CanonicalScopes returns scopes in the order of AllScopes without
+// duplicates; nil means every scope (the CLI). An unknown scope is
+// invalid_argument.
+func CanonicalScopes(scopes []string) ([]string, error) {
+	if scopes == nil {
+		return slices.Clone(AllScopes), nil
+	}
+	for _, s := range scopes {
+		if !slices.Contains(AllScopes, s) {
+			return nil, fsm.Refusef(fsm.InvalidArgument, "unknown scope %q (known: %s)", s, strings.Join(AllScopes, ", "))
+		}
+	}
+	out := []string{}
+	for _, s := range AllScopes {
+		if slices.Contains(scopes, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Scope is what a grant covers: who asked, which browser process, and
+// exactly what the person was shown. None of it is shown to an agent.
 type Scope struct {
 	RunnerInstance  string   `json:"runner"`
-	Session         string   `json:"session"`
+	Session         string   `json:"session"` // derived by the Runner from who called, never from the request
 	BrowserID       string   `json:"browser"`
 	Fingerprint     string   `json:"fingerprint"` // (PID, start time, executable) of the browser process
 	Endpoint        string   `json:"endpoint"`
-	SideEffects     []string `json:"side_effects"`
+	Allow           []string `json:"allow"`    // canonical allowlist (origin.Canonical); empty authorizes nothing
+	Evaluate        bool     `json:"evaluate"` // JavaScript evaluation and raw page CDP
+	Scopes          []string `json:"scopes"`   // canonical (CanonicalScopes)
 	ReconnectBudget int      `json:"reconnect_budget"`
 }
 
-// Digest is the canonical SHA-256 of the scope.
+// Canonical returns s with its allowlist and scopes in canonical form, so
+// two scopes that authorize the same things have the same digest.
+func (s Scope) Canonical() Scope {
+	s.Allow = origin.Canonical(s.Allow)
+	scopes := []string{}
+	for _, sc := range AllScopes {
+		if slices.Contains(s.Scopes, sc) {
+			scopes = append(scopes, sc)
+		}
+	}
+	s.Scopes = scopes
+	return s
+}
+
+// Digest is the SHA-256 of the canonical scope.
 func (s Scope) Digest() [32]byte {
-	b, _ := json.Marshal(s) // struct of strings and ints: cannot fail
+	b, _ := json.Marshal(s.Canonical()) // strings, bools and ints: cannot fail
 	return sha256.Sum256(b)
 }
+
+// Covers reports whether an attach asking for n may use a grant of s: the
+// same Runner, session, browser process and endpoint, and nothing wider —
+// its allowlist covered entry by entry, evaluate only if s has it, its
+// scopes a subset, its reconnect budget no larger.
+func (s Scope) Covers(n Scope) bool {
+	s, n = s.Canonical(), n.Canonical()
+	switch {
+	case s.RunnerInstance != n.RunnerInstance, s.Session != n.Session, s.BrowserID != n.BrowserID,
+		s.Fingerprint != n.Fingerprint, s.Endpoint != n.Endpoint:
+		return false
+	case n.Evaluate && !s.Evaluate, n.ReconnectBudget > s.ReconnectBudget:
+		return false
+	}
+	for _, sc := range n.Scopes {
+		if !slices.Contains(s.Scopes, sc) {
+			return false
+		}
+	}
+	return origin.Covers(s.Allow, n.Allow)
+}
+
+// Process names one process as the Runner read it from /proc: its PID and
+// start time (a reused PID is another process) and its command name.
+type Process struct {
+	PID   int    `json:"pid"`
+	Start uint64 `json:"start"`
+	Comm  string `json:"comm"`
+}
+
+// Same reports whether p and q are the same process.
+func (p Process) Same(q Process) bool { return p.PID == q.PID && p.Start == q.Start }
 
 // Request is one approval request. Its ID correlates a person's action; it
 // grants nothing by itself.
@@ -118,15 +208,35 @@ type Request struct {
 	ID      string
 	Summary string // for the person: what would be granted
 	Expires time.Time
+	// Requester is the client that asked for the attach and the process
+	// that started it, as the Runner observed them (never as the caller
+	// said): an approving terminal they drive is refused.
+	Requester []Process
 
-	digest [32]byte
-	scope  Scope
-	m      *fsm.Machine[RequestState, RequestTrigger, RequestFacts]
-	facts  RequestFacts
+	digest     [32]byte
+	scope      Scope
+	m          *fsm.Machine[RequestState, RequestTrigger, RequestFacts]
+	facts      RequestFacts
+	code       string // the one-time code shown through the desktop, once issued
+	codeShown  int    // how many times it was shown
+	wrongCodes int
 }
 
 // State returns the request's lifetime state.
 func (r *Request) State() RequestState { return r.m.State() }
+
+// RequestInfo is a copy of what a waiting request holds for the approval
+// providers: never its code.
+type RequestInfo struct {
+	ID        string
+	Summary   string
+	Expires   time.Time
+	Requester []Process
+	// CodeIssued reports that a one-time code was shown for this request:
+	// every answer must carry it.
+	CodeIssued   bool
+	AttemptsLeft int // wrong codes it still takes before it is denied
+}
 
 // Broker holds approval requests and grants for one Runner instance, in
 // memory only: a Runner restart discards every grant. Safe for concurrent use.
@@ -154,54 +264,131 @@ func (b *Broker) now() time.Time {
 // maxPendingRequests bounds how many approval requests may wait at once.
 const maxPendingRequests = 16
 
-// NewRequest creates an approval request for scope.
-func (b *Broker) NewRequest(scope Scope, summary string) (*Request, error) {
+// NewRequest creates an approval request for scope on behalf of requester.
+func (b *Broker) NewRequest(scope Scope, summary string, requester ...Process) (*Request, error) {
 	scope.RunnerInstance = b.Instance
+	scope = scope.Canonical()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.expireLocked()
 	if len(b.requests) >= maxPendingRequests {
 		return nil, fsm.Refusef(fsm.LimitExceeded, "at most %d approval requests may wait at once", maxPendingRequests)
 	}
-	r := &Request{ID: randomID(), Summary: summary, Expires: b.now().Add(RequestTTL), digest: scope.Digest(), scope: scope}
+	r := &Request{ID: randomID(), Summary: summary, Expires: b.now().Add(RequestTTL), Requester: slices.Clone(requester), digest: scope.Digest(), scope: scope}
 	r.m = RequestSpec.Build(func() RequestFacts { return r.facts })
 	b.requests[r.ID] = r
 	return r, nil
 }
 
-// Pending returns the summary of a waiting request, for `webcodex approve`.
-func (b *Broker) Pending(id string) (summary string, expires time.Time, err error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// errNoPending is the one refusal for an id that names no waiting request,
+// whatever the reason, so ids cannot be probed.
+func errNoPending() error {
+	return fsm.Refuse(fsm.ApprovalInvalid, "no such pending approval request (unknown, answered or expired)")
+}
+
+// pendingLocked returns the waiting request id, or errNoPending.
+func (b *Broker) pendingLocked(id string) (*Request, error) {
 	b.expireLocked()
 	r, ok := b.requests[id]
 	if !ok || r.m.State() != RequestPending {
-		return "", time.Time{}, fsm.Refuse(fsm.ApprovalInvalid, "no such pending approval request")
+		return nil, errNoPending()
 	}
-	return r.Summary, r.Expires, nil
+	return r, nil
 }
 
-// Approve records a person's approval. Only approval providers (the
-// interactive CLI, the MCP host's elicitation) call it.
-func (b *Broker) Approve(id string) error { return b.decide(id, RequestApprove) }
-
-// Deny records a person's refusal.
-func (b *Broker) Deny(id string) error { return b.decide(id, RequestDeny) }
-
-func (b *Broker) decide(id string, t RequestTrigger) error {
+// Info returns what a waiting request holds, for the approval providers.
+func (b *Broker) Info(id string) (RequestInfo, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.expireLocked()
-	r, ok := b.requests[id]
-	if !ok {
-		return fsm.Refuse(fsm.ApprovalInvalid, "no such pending approval request")
+	r, err := b.pendingLocked(id)
+	if err != nil {
+		return RequestInfo{}, err
+	}
+	return r.infoLocked(), nil
+}
+
+func (r *Request) infoLocked() RequestInfo {
+	return RequestInfo{ID: r.ID, Summary: r.Summary, Expires: r.Expires, Requester: slices.Clone(r.Requester),
+		CodeIssued: r.code != "", AttemptsLeft: MaxCodeAttempts - r.wrongCodes}
+}
+
+// Pending returns the summary of a waiting request.
+func (b *Broker) Pending(id string) (summary string, expires time.Time, err error) {
+	info, err := b.Info(id)
+	return info.Summary, info.Expires, err
+}
+
+// MaxCodeShows bounds how often one request's code is shown, so a program
+// cannot flood the desktop with notifications.
+const MaxCodeShows = 3
+
+// IssueCode returns the one-time code of a waiting request, drawing it on
+// first use: six decimal digits from crypto/rand. Every later answer to
+// the request must carry it. It refuses once the code was shown
+// MaxCodeShows times.
+func (b *Broker) IssueCode(id string) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, err := b.pendingLocked(id)
+	if err != nil {
+		return "", err
+	}
+	if r.codeShown >= MaxCodeShows {
+		return "", fsm.Refusef(fsm.LimitExceeded, "the code for this request was already shown %d times; type the code you were shown, or let the agent attach again for a new request", MaxCodeShows)
+	}
+	if r.code == "" {
+		r.code = randomCode()
+	}
+	r.codeShown++
+	return r.code, nil
+}
+
+// Approve records a person's approval through a provider that shows no
+// code (the MCP host's elicitation). A request whose code was shown cannot
+// be approved without it.
+func (b *Broker) Approve(id string) error { return b.Answer(id, true, "") }
+
+// Deny records a person's refusal without a code.
+func (b *Broker) Deny(id string) error { return b.Answer(id, false, "") }
+
+// Answer records a person's answer. When a one-time code was shown for the
+// request, code must equal it (compared in constant time): a wrong code is
+// counted and refused, and the MaxCodeAttempts-th denies the request.
+func (b *Broker) Answer(id string, approve bool, code string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, err := b.pendingLocked(id)
+	if err != nil {
+		return err
 	}
 	r.facts = RequestFacts{Matches: true, Unexpired: b.now().Before(r.Expires)}
+	if r.code != "" {
+		if code == "" {
+			return fsm.Refuse(fsm.ApprovalInvalid, "this request was shown with a one-time code in a desktop notification; the answer must carry that code")
+		}
+		if subtle.ConstantTimeCompare([]byte(code), []byte(r.code)) != 1 {
+			r.wrongCodes++
+			if _, err := r.m.Fire(context.Background(), RequestWrongCode); err != nil {
+				return fsm.Refuse(fsm.ApprovalInvalid, "the approval request is no longer pending").WithCause(err)
+			}
+			if r.m.State() == RequestDenied {
+				delete(b.requests, id)
+				return fsm.Refusef(fsm.ApprovalInvalid, "the one-time code did not match %d times; the request is denied and a new attach needs a new approval", MaxCodeAttempts)
+			}
+			return fsm.Refusef(fsm.ApprovalInvalid, "the one-time code does not match the one in the desktop notification (%d attempts left)", MaxCodeAttempts-r.wrongCodes)
+		}
+	}
+	t := RequestDeny
+	if approve {
+		t = RequestApprove
+	}
 	if _, err := r.m.Fire(context.Background(), t); err != nil {
 		return fsm.Refuse(fsm.ApprovalInvalid, "the approval request is no longer pending").WithCause(err)
 	}
-	if r.m.State() != RequestApproved && r.m.State() != RequestDenied {
-		delete(b.requests, id)
+	if r.m.State() != RequestApproved {
+		delete(b.requests, id) // denied or expired: nothing can use it
+	}
+	if r.m.State() == RequestExpired {
 		return fsm.Refuse(fsm.ApprovalInvalid, "the approval request expired")
 	}
 	return nil
@@ -209,10 +396,12 @@ func (b *Broker) decide(id string, t RequestTrigger) error {
 
 // Use presents request id with the scope of the attach that wants it. A
 // matching, approved, unexpired request mints a grant and is consumed; a
-// mismatching use consumes it without a grant; a matching use of a pending
-// request returns ConsentRequired and leaves it waiting.
+// matching use of a pending request returns ConsentRequired and leaves it
+// waiting; a use whose scope does not match is refused and leaves the
+// request as it was, for the attach it was made for.
 func (b *Broker) Use(id string, scope Scope) (*Grant, error) {
 	scope.RunnerInstance = b.Instance
+	scope = scope.Canonical()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.expireLocked()
@@ -222,18 +411,19 @@ func (b *Broker) Use(id string, scope Scope) (*Grant, error) {
 	}
 	d := scope.Digest()
 	r.facts = RequestFacts{Matches: subtle.ConstantTimeCompare(d[:], r.digest[:]) == 1, Unexpired: b.now().Before(r.Expires)}
-	if r.m.State() == RequestPending && r.facts.Matches {
-		return nil, fsm.Refuse(fsm.ConsentRequired, "the approval request is still waiting for a person")
-	}
-	step, err := r.m.Fire(context.Background(), RequestUse)
-	if err != nil {
-		delete(b.requests, id)
+	if _, err := r.m.Fire(context.Background(), RequestUse); err != nil {
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request cannot be used").WithCause(err)
 	}
-	delete(b.requests, id) // every other outcome is terminal
-	if step.Effect != EffectMintGrant {
-		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request does not match this attach, or expired; it is now consumed")
+	switch {
+	case !r.facts.Matches:
+		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request was made for another attach (another session, browser, allowlist, evaluate switch or scopes); it is left for that attach")
+	case r.m.State() == RequestPending:
+		return nil, fsm.Refuse(fsm.ConsentRequired, "the approval request is still waiting for a person")
+	case r.m.State() != RequestConsumed:
+		delete(b.requests, id)
+		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request expired")
 	}
+	delete(b.requests, id)
 	g := newGrant(scope, b.now())
 	if old := b.grants[scope.BrowserID]; old != nil {
 		old.Revoke()
@@ -242,9 +432,10 @@ func (b *Broker) Use(id string, scope Scope) (*Grant, error) {
 	return g, nil
 }
 
-// Grant returns the live grant for browserID whose scope still matches
-// (same fingerprint, session and endpoint), touching its idle timer. A
-// browser restart (new fingerprint) finds none.
+// Grant returns the live grant for browserID when it covers scope (same
+// Runner, session, browser process and endpoint; nothing wider than what
+// the person approved), touching its idle timer. A browser restart (new
+// fingerprint) or a wider attach finds none.
 func (b *Broker) Grant(browserID string, scope Scope) (*Grant, error) {
 	scope.RunnerInstance = b.Instance
 	b.mu.Lock()
@@ -253,13 +444,26 @@ func (b *Broker) Grant(browserID string, scope Scope) (*Grant, error) {
 	if g == nil {
 		return nil, fsm.Refuse(fsm.ConsentRequired, "no live grant for this browser")
 	}
-	if g.scope.Digest() != scope.Digest() {
-		return nil, fsm.Refuse(fsm.ConsentRequired, "the browser or session changed since approval; a new approval is needed")
+	if !g.scope.Covers(scope) {
+		return nil, fsm.Refuse(fsm.ConsentRequired, "the browser, the session or what is asked (allowlist, evaluate, scopes) changed since the approval; a new approval is needed")
 	}
 	if err := g.Use(b.now()); err != nil {
 		return nil, err
 	}
 	return g, nil
+}
+
+// Revalidate checks that g is still browserID's live grant (none replaced
+// or revoked it) and touches its idle timer: a reconnect continues only
+// under the grant the attachment was made with.
+func (b *Broker) Revalidate(browserID string, g *Grant) error {
+	b.mu.Lock()
+	cur := b.grants[browserID]
+	b.mu.Unlock()
+	if cur != g {
+		return fsm.Refuse(fsm.ConsentRevoked, "the grant this attachment was made under is gone; a new approval is needed")
+	}
+	return g.Use(b.now())
 }
 
 // RevokeBrowser revokes the grant for browserID, if any.
@@ -305,6 +509,18 @@ func randomID() string {
 		panic(fmt.Errorf("consent: crypto/rand: %w", err))
 	}
 	return strings.ToLower(idEncoding.EncodeToString(b[:]))
+}
+
+// CodeDigits is the length of a one-time code.
+const CodeDigits = 6
+
+// randomCode returns CodeDigits uniformly drawn decimal digits.
+func randomCode() string {
+	n, err := rand.Int(rand.Reader, new(big.Int).Exp(big.NewInt(10), big.NewInt(CodeDigits), nil))
+	if err != nil {
+		panic(fmt.Errorf("consent: crypto/rand: %w", err))
+	}
+	return fmt.Sprintf("%0*d", CodeDigits, n.Int64())
 }
 
 // Match returns the live request whose digest equals scope's, if any, so an

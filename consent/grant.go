@@ -50,8 +50,9 @@ var GrantSpec = (&fsm.Spec[GrantState, GrantTrigger, GrantFacts]{
 	Name:  "grant",
 	Title: "Grant",
 	Guards: "What a person's approval mints: permission to attach to one browser process (fingerprint), for one Runner " +
-		"instance and session, with a reconnect budget. It lives in memory only, expires after 30 minutes idle or 8 hours in " +
-		"all, and once revoked or expired nothing re-arms it.",
+		"instance and session, with a reconnect budget, and for no more than the allowlist, evaluate switch and scopes the " +
+		"person was shown: an attach asking for the same or less reuses it, anything wider needs a new approval. It lives in " +
+		"memory only, expires after 30 minutes idle or 8 hours in all, and once revoked or expired nothing re-arms it.",
 	Initial: GrantLive,
 	States: []fsm.StateDoc[GrantState]{
 		fsm.Doc(GrantLive, "Usable. A use in time stays active; moves to idle_expired, absolute_expired, revoked or discarded."),
@@ -149,6 +150,9 @@ func (g *Grant) Expiry() time.Time {
 	}
 	return g.absolute
 }
+
+// Scope returns what the grant covers: what the person approved.
+func (g *Grant) Scope() Scope { return g.scope }
 
 // ReconnectBudget returns the number of reconnect attempts the grant allows
 // per loss.

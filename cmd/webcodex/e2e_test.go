@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/persontty"
 	"github.com/webcodex/webcodex/internal/testbin"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -477,32 +477,18 @@ func TestAttachApproveThroughTerminal(t *testing.T) {
 	// Without a terminal, approve refuses.
 	e.refused("approval_invalid", "approve", id)
 
-	// A person at a terminal: run approve under a pseudo-terminal and type the confirmation.
-	cmd := e.cmd("approve", id)
-	ptmx, err := pty.Start(cmd)
-	if err != nil {
-		t.Fatal(err)
+	// A person at their own terminal (not one this test, which ran the
+	// attach, drives: the Runner refuses that) types the confirmation.
+	term := persontty.Start(t, e.cmd().Env, binary, "approve", id)
+	screen := term.WaitFor(`Type "allow"`, 20*time.Second)
+	if !strings.Contains(screen, "chromium") || !strings.Contains(screen, srv.URL) {
+		t.Fatalf("the summary does not say what would be granted:\n%s", screen)
 	}
-	defer ptmx.Close()
-	var screen bytes.Buffer
-	buf := make([]byte, 4096)
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(screen.String(), `Type "allow"`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("approve never asked for confirmation:\n%s", screen.String())
-		}
-		ptmx.SetReadDeadline(time.Now().Add(time.Second))
-		n, _ := ptmx.Read(buf)
-		screen.Write(buf[:n])
+	term.Type("allow\n")
+	if screen = term.Wait(20 * time.Second); !strings.Contains(screen, "approved. Run") {
+		t.Fatalf("approve at the person's terminal:\n%s", screen)
 	}
-	if !strings.Contains(screen.String(), "chromium") || !strings.Contains(screen.String(), srv.URL) {
-		t.Fatalf("the summary does not say what would be granted:\n%s", screen.String())
-	}
-	ptmx.Write([]byte("allow\n"))
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("approve under a terminal: %v\n%s", err, screen.String())
-	}
-	outputs = append(outputs, screen.String())
+	outputs = append(outputs, screen)
 
 	var res localapi.AttachResult
 	code, out, errs = e.run(append(attach, "--json")...)

@@ -72,8 +72,10 @@ func isTerminal(v any) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// NewCmdApprove approves a pending attach request. It needs a person: stdin
-// and stdout must be terminals, and the person types the confirmation.
+// NewCmdApprove approves a pending attach request. It needs a person:
+// stdin and stdout must be terminals, and the person types the
+// confirmation — the one-time code from the desktop's notification when
+// the session has a desktop.
 func NewCmdApprove(f *Factory) *cobra.Command {
 	var deny bool
 	cmd := &cobra.Command{
@@ -84,33 +86,71 @@ func NewCmdApprove(f *Factory) *cobra.Command {
 			if !isTerminal(f.IO.In) || !isTerminal(f.IO.Out) {
 				return fsm.Refuse(fsm.ApprovalInvalid, "approval needs a person at an interactive terminal (stdin and stdout must be a TTY)")
 			}
-			info, err := call[localapi.ApprovalRequest, localapi.ApprovalSummary](f, "approval", localapi.ApprovalRequest{ID: args[0]})
+			ctx, cancel := context.WithTimeout(context.Background(), consentAnswerTimeout)
+			defer cancel()
+			c, err := f.Client(ctx)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(f.IO.Out, "\n%s\n\nThis request expires at %s.\n", info.Summary, info.Expires.Local().Format(time.TimeOnly))
-			if deny {
-				_, err := call[localapi.ApprovalRequest, map[string]any](f, "deny", localapi.ApprovalRequest{ID: args[0]})
-				if err == nil {
-					fmt.Fprintln(f.IO.Out, "denied.")
-				}
-				return err
-			}
-			fmt.Fprint(f.IO.Out, "Type \"allow\" to approve, anything else to cancel: ")
-			line, _ := bufio.NewReader(io.LimitReader(f.IO.In, 256)).ReadString('\n')
-			if strings.TrimSpace(line) != "allow" {
-				fmt.Fprintln(f.IO.Out, "not approved.")
-				return fsm.Refuse(fsm.ApprovalInvalid, "the person did not confirm")
-			}
-			if _, err := call[localapi.ApprovalRequest, map[string]any](f, "approve", localapi.ApprovalRequest{ID: args[0]}); err != nil {
-				return err
-			}
-			fmt.Fprintln(f.IO.Out, "approved. Run the same `webcodex attach` again to connect.")
-			return nil
+			return RunApproval(ctx, f.IO.In, f.IO.Out, c, args[0], deny, "Run the same `webcodex attach` again to connect.")
 		},
 	}
 	cmd.Flags().BoolVar(&deny, "deny", false, "deny the request instead")
 	return cmd
+}
+
+// consentAnswerTimeout bounds `webcodex approve`, which waits on a person.
+const consentAnswerTimeout = 10 * time.Minute
+
+// RunApproval is the person's side of an approval at a terminal, for
+// `webcodex approve` and `webcodex mcp approve`: it asks the Runner on c to
+// check this terminal and show the one-time code (when there is a desktop),
+// shows the summary, reads the person's answer from in, and sends it.
+// next is printed after an approval.
+func RunApproval(ctx context.Context, in io.Reader, out io.Writer, c *localapi.Client, id string, deny bool, next string) error {
+	info, err := localapi.Call[localapi.ApprovalRequest, localapi.ApprovalSummary](ctx, c, "approval", localapi.ApprovalRequest{ID: id, Challenge: true})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n%s\n\nThis request expires at %s.\n", info.Summary, info.Expires.Local().Format(time.TimeOnly))
+	answer := localapi.ApprovalRequest{ID: id}
+	lines := bufio.NewReader(io.LimitReader(in, 256))
+	switch {
+	case info.SecondFactor == localapi.SecondFactorDesktop:
+		fmt.Fprintln(out, "A one-time code is shown in your desktop's notifications. A program can type into a terminal; it cannot read your screen.")
+		verb := "approve"
+		if deny {
+			verb = "deny"
+		}
+		fmt.Fprintf(out, "Type the 6-digit code to %s, anything else to cancel: ", verb)
+		line, _ := lines.ReadString('\n')
+		answer.Code = strings.TrimSpace(line)
+		if len(answer.Code) != 6 || strings.Trim(answer.Code, "0123456789") != "" {
+			fmt.Fprintln(out, "cancelled.")
+			return fsm.Refuse(fsm.ApprovalInvalid, "the person did not confirm")
+		}
+	case deny:
+	default:
+		fmt.Fprintln(out, "This session has no desktop, so no one-time code can be shown: this terminal's confirmation is the whole approval.")
+		fmt.Fprint(out, "Type \"allow\" to approve, anything else to cancel: ")
+		line, _ := lines.ReadString('\n')
+		if strings.TrimSpace(line) != "allow" {
+			fmt.Fprintln(out, "not approved.")
+			return fsm.Refuse(fsm.ApprovalInvalid, "the person did not confirm")
+		}
+	}
+	if deny {
+		if _, err := localapi.Call[localapi.ApprovalRequest, map[string]any](ctx, c, "deny", answer); err != nil {
+			return err
+		}
+		fmt.Fprintln(out, "denied.")
+		return nil
+	}
+	if _, err := localapi.Call[localapi.ApprovalRequest, map[string]any](ctx, c, "approve", answer); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "approved. "+next)
+	return nil
 }
 
 // NewCmdReconnect reconnects an attached browser.

@@ -154,7 +154,11 @@ type AttachRequest struct {
 	Allow         []string `json:"allow,omitempty"`       // origin allowlist; empty = nothing
 	AllowEvaluate bool     `json:"allow_evaluate,omitempty"`
 	Request       string   `json:"request,omitempty"` // approval request id, when the caller names one
-	Session       string   `json:"session,omitempty"` // owning session; the CLI's is "cli"
+	// Scopes are the caller's scopes (an MCP server's --scopes); nil is
+	// every scope (the CLI). They are part of what the person approves.
+	// The session a grant is bound to is never a field: the Runner derives
+	// it from who is calling.
+	Scopes []string `json:"scopes"`
 }
 
 // AttachResult reports a live attachment. It never holds a grant id,
@@ -168,16 +172,30 @@ type AttachResult struct {
 	SideEffects             map[string]bool `json:"side_effects"`
 }
 
-// ApprovalRequest names an approval request.
+// ApprovalRequest names an approval request. On the approval route,
+// Challenge asks the Runner to check the calling terminal and show the
+// one-time code through the desktop; approve and deny carry the Code the
+// person typed.
 type ApprovalRequest struct {
-	ID string `json:"id"`
+	ID        string `json:"id"`
+	Challenge bool   `json:"challenge,omitempty"`
+	Code      string `json:"code,omitempty"`
 }
+
+// Second factors an approval can have.
+const (
+	SecondFactorDesktop = "desktop_notification" // a one-time code shown through the desktop's notifications
+	SecondFactorNone    = "none"                 // no graphical session: the terminal confirmation alone
+)
 
 // ApprovalSummary is what `webcodex approve` shows the person.
 type ApprovalSummary struct {
 	ID      string    `json:"id"`
 	Summary string    `json:"summary"`
 	Expires time.Time `json:"expires"`
+	// SecondFactor, on a challenge, says whether the answer needs the
+	// one-time code from the desktop notification.
+	SecondFactor string `json:"second_factor,omitempty"`
 }
 
 // ReconnectResult reports a reconnect.

@@ -1,10 +1,8 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,12 +13,12 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
-	"github.com/creack/pty"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/persontty"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -358,64 +356,19 @@ func TestHostApprovalRefusals(t *testing.T) {
 	})
 }
 
-// approveAtTerminal runs `webcodex mcp approve ID` on a pty and types
-// "allow", as the person would.
+// approveAtTerminal runs `webcodex mcp approve ID` in the person's own
+// terminal and types "allow", as the person would. The terminal is not a
+// process of this test: the test is the MCP client (the agent's host), and
+// the Runner refuses a terminal the asking client drives.
 func approveAtTerminal(t *testing.T, state, id string) {
 	t.Helper()
-	cmd := exec.Command(binary, "mcp", "approve", id)
-	cmd.Env = append(os.Environ(), "WEBCODEX_STATE_DIR="+state)
-	f, err := pty.Start(cmd)
-	if err != nil {
-		t.Fatal(err)
+	term := persontty.Start(t, append(os.Environ(), "WEBCODEX_STATE_DIR="+state), binary, "mcp", "approve", id)
+	transcript := term.WaitFor(`Type "allow"`, 30*time.Second)
+	if !strings.Contains(transcript, "Attach webcodex") {
+		t.Fatalf("the person did not see the summary:\n%s", transcript)
 	}
-	defer f.Close()
-	lines := make(chan string, 64)
-	go func() {
-		r := bufio.NewReader(f)
-		var sb strings.Builder
-		for {
-			b, err := r.ReadByte()
-			if err != nil {
-				close(lines)
-				return
-			}
-			sb.WriteByte(b)
-			if b == '\n' || strings.HasSuffix(sb.String(), "cancel: ") {
-				lines <- sb.String()
-				sb.Reset()
-			}
-		}
-	}()
-	var transcript strings.Builder
-	deadline := time.After(30 * time.Second)
-	for prompted := false; !prompted; {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("approve ended before the prompt:\n%s", transcript.String())
-			}
-			transcript.WriteString(l)
-			prompted = strings.Contains(l, `Type "allow"`)
-		case <-deadline:
-			t.Fatalf("no prompt:\n%s", transcript.String())
-		}
-	}
-	if !strings.Contains(transcript.String(), "Attach webcodex") {
-		t.Fatalf("the person did not see the summary:\n%s", transcript.String())
-	}
-	io.WriteString(f, "allow\n")
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		for l := range lines {
-			transcript.WriteString(l)
-		}
-		if err != nil || !strings.Contains(transcript.String(), "approved") {
-			t.Fatalf("approve: %v\n%s", err, transcript.String())
-		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("approve did not finish:\n%s", transcript.String())
+	term.Type("allow\n")
+	if transcript = term.Wait(30 * time.Second); !strings.Contains(transcript, "approved. The agent") {
+		t.Fatalf("approve:\n%s", transcript)
 	}
 }

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -124,6 +123,9 @@ func runServer(f *cli.Factory, o cmdOptions) error {
 			logger.Printf("--upload-dir is the daemon's setting (webcodex serve --upload-dir); ignored with --runner")
 			opts.Uploads = false
 		}
+		// The daemon is shared: this server declares its owner's limits on
+		// every call, and sees only browsers created under the same ones.
+		c.Boundary = &localapi.Boundary{Allow: origin.Canonical(o.allow), AllowEvaluate: o.allowEvaluate, Scopes: scopes.List()}
 		opts.Backend = Remote{C: c}
 	} else {
 		r, err := runner.New(runner.Options{StateDir: dir, Version: cli.Version, Logf: logger.Printf, UploadDir: o.uploadDir})
@@ -235,29 +237,11 @@ func newCmdApprove(f *cli.Factory) *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
-			c, info, err := findApproval(ctx, args[0])
+			c, _, err := findApproval(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(f.IO.Out, "\n%s\n\nThis request expires at %s.\n", info.Summary, info.Expires.Local().Format(time.TimeOnly))
-			if deny {
-				if _, err := localapi.Call[localapi.ApprovalRequest, map[string]any](ctx, c, "deny", localapi.ApprovalRequest{ID: args[0]}); err != nil {
-					return err
-				}
-				fmt.Fprintln(f.IO.Out, "denied.")
-				return nil
-			}
-			fmt.Fprint(f.IO.Out, "Type \"allow\" to approve, anything else to cancel: ")
-			line, _ := bufio.NewReader(io.LimitReader(f.IO.In, 256)).ReadString('\n')
-			if strings.TrimSpace(line) != "allow" {
-				fmt.Fprintln(f.IO.Out, "not approved.")
-				return fsm.Refuse(fsm.ApprovalInvalid, "the person did not confirm")
-			}
-			if _, err := localapi.Call[localapi.ApprovalRequest, map[string]any](ctx, c, "approve", localapi.ApprovalRequest{ID: args[0]}); err != nil {
-				return err
-			}
-			fmt.Fprintln(f.IO.Out, "approved. The agent can call browser_attach again to connect.")
-			return nil
+			return cli.RunApproval(ctx, f.IO.In, f.IO.Out, c, args[0], deny, "The agent can call browser_attach again to connect.")
 		},
 	}
 	cmd.Flags().BoolVar(&deny, "deny", false, "deny the request instead")

@@ -27,6 +27,22 @@ import (
 // cannot reach: no tool argument can approve. A state token is used once,
 // expires with its request, and must come back with the same arguments.
 
+// hostDenier records a person's "deny" answered through the host: only
+// the embedded Runner has it (a daemon's answers come from a terminal,
+// with the terminal checks).
+type hostDenier interface {
+	DenyFromHost(ctx context.Context, id string) error
+}
+
+var _ hostDenier = (*runner.Runner)(nil)
+
+func refusalCodeOf(err error) string {
+	if ref, ok := fsm.AsRefusal(err); ok {
+		return string(ref.Code)
+	}
+	return "failure"
+}
+
 // askInput is the input request id of the attach question.
 const askInput = "approve_attach"
 
@@ -68,7 +84,9 @@ func (s *Server) consentRefusal(id string) error {
 }
 
 func (s *Server) attachRequest(in attachIn) (localapi.AttachRequest, error) {
-	req := localapi.AttachRequest{Allow: s.opts.Allow, AllowEvaluate: s.opts.AllowEvaluate, Session: s.opts.Session}
+	// The session is not sent: the Runner binds the grant to this server's
+	// own session (embedded) or to this process (over the local API).
+	req := localapi.AttachRequest{Allow: s.opts.Allow, AllowEvaluate: s.opts.AllowEvaluate, Scopes: s.opts.Scopes.List()}
 	n := 0
 	for _, v := range []string{in.Candidate, in.ProfileDir, in.Endpoint} {
 		if v != "" {
@@ -189,8 +207,10 @@ func (s *Server) attachAnswered(ctx context.Context, c *call, in attachIn, req l
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the host sent no answer to the approval question; call browser_attach again")
 	}
 	if ans.Action != "accept" || ans.Content["decision"] != "allow" {
-		if _, err := s.opts.Backend.Deny(ctx, localapi.ApprovalRequest{ID: ask.approval}); err != nil {
-			s.logf("mcp: recording the denial failed: %v", err)
+		if hd, ok := s.opts.Backend.(hostDenier); ok && s.opts.Embedded {
+			if err := hd.DenyFromHost(ctx, ask.approval); err != nil {
+				s.logf("mcp: recording the denial failed: %s", refusalCodeOf(err))
+			}
 		}
 		return nil, fsm.Refuse(fsm.ConsentRevoked, "the person did not allow the attach; nothing was attached")
 	}

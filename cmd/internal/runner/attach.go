@@ -145,115 +145,6 @@ func (e endpoint) reprove() bool {
 	return e.fp.Alive()
 }
 
-func (r *Runner) scopeFor(e endpoint, req localapi.AttachRequest) consent.Scope {
-	effects := []string{"control"}
-	if req.AllowEvaluate {
-		effects = append(effects, "evaluate")
-	}
-	return consent.Scope{
-		Session: sessionOf(req), BrowserID: e.key(), Fingerprint: e.fingerprint(),
-		Endpoint: e.wsURL(), SideEffects: effects, ReconnectBudget: reconnect.MaxAttempts,
-	}
-}
-
-func sessionOf(req localapi.AttachRequest) string {
-	if req.Session == "" {
-		return "cli"
-	}
-	return req.Session
-}
-
-// summary is what the person reads before approving: what would be granted,
-// without ports, paths or URLs.
-func summary(e endpoint, req localapi.AttachRequest) string {
-	allow := "nothing (no --allow given: no site will be readable)"
-	if len(req.Allow) > 0 {
-		allow = strings.Join(req.Allow, ", ")
-	}
-	eval := "no"
-	if req.AllowEvaluate {
-		eval = "yes"
-	}
-	return fmt.Sprintf("Attach webcodex (session %q) to your running %s, process %d.\n"+
-		"It may read and act on tabs whose sites are allowed: %s.\n"+
-		"Raw JavaScript evaluation: %s. Reconnects: at most %d attempts per lost connection.\n"+
-		"The grant lives in this Runner's memory only: 30 minutes idle, 8 hours at most; a browser restart needs a new approval.",
-		sessionOf(req), e.product, e.fp.PID, allow, eval, reconnect.MaxAttempts)
-}
-
-// grantFor returns the live grant for the endpoint, or a consent_required
-// refusal carrying the approval request id a person must approve.
-func (r *Runner) grantFor(e endpoint, req localapi.AttachRequest) (*consent.Grant, error) {
-	scope := r.scopeFor(e, req)
-	if g, err := r.broker.Grant(scope.BrowserID, scope); err == nil {
-		return g, nil
-	} else if fsm.IsCode(err, fsm.ConsentRevoked) {
-		r.broker.RevokeBrowser(scope.BrowserID) // forget it: the next attach asks again
-	}
-	id := req.Request
-	if id == "" {
-		var state consent.RequestState
-		var ok bool
-		if id, state, ok = r.broker.Match(scope); ok && state == consent.RequestPending {
-			return nil, consentRequired(id)
-		}
-	}
-	if id != "" {
-		g, err := r.broker.Use(id, scope)
-		if err == nil {
-			return g, nil
-		}
-		if !fsm.IsCode(err, fsm.ConsentRequired) {
-			return nil, err
-		}
-		return nil, consentRequired(id)
-	}
-	rq, err := r.broker.NewRequest(scope, summary(e, req))
-	if err != nil {
-		return nil, err
-	}
-	r.logf("runner: approval request created for an attach (expires in %s)", consent.RequestTTL)
-	return nil, consentRequired(rq.ID)
-}
-
-func consentRequired(id string) error {
-	return fsm.Refusef(fsm.ConsentRequired, "approval request %s: a person must run `webcodex approve %s` in a terminal, then attach again", id, id)
-}
-
-// ApprovalInfo returns a pending request's summary for `webcodex approve`.
-func (r *Runner) ApprovalInfo(ctx context.Context, req localapi.ApprovalRequest) (localapi.ApprovalSummary, error) {
-	s, exp, err := r.broker.Pending(req.ID)
-	if err != nil {
-		return localapi.ApprovalSummary{}, err
-	}
-	return localapi.ApprovalSummary{ID: req.ID, Summary: s, Expires: exp}, nil
-}
-
-// Approve records a person's approval. The caller must be a process of
-// this user whose stdin and stdout are terminals (checked from the peer's
-// /proc entries, not from anything the caller says).
-func (r *Runner) Approve(ctx context.Context, req localapi.ApprovalRequest) (_ map[string]any, err error) {
-	defer func() { r.auditBrowser(ctx, "", "approve", err) }()
-	peer, ok := localapi.PeerFrom(ctx)
-	if !ok || !platform.HasTerminal(peer.PID) {
-		return nil, fsm.Refuse(fsm.ApprovalInvalid, "approval needs a person at an interactive terminal: run `webcodex approve ID` there")
-	}
-	if err := r.broker.Approve(req.ID); err != nil {
-		return nil, err
-	}
-	r.logf("runner: an approval request was approved")
-	return map[string]any{"approved": true}, nil
-}
-
-// Deny records a person's refusal.
-func (r *Runner) Deny(ctx context.Context, req localapi.ApprovalRequest) (_ map[string]any, err error) {
-	defer func() { r.auditBrowser(ctx, "", "deny", err) }()
-	if err := r.broker.Deny(req.ID); err != nil {
-		return nil, err
-	}
-	return map[string]any{"denied": true}, nil
-}
-
 // Attach attaches to a person's running browser: owner proof, approval,
 // then one browser-level socket under the consent machine.
 func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (res localapi.AttachResult, err error) {
@@ -267,7 +158,7 @@ func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (res lo
 			return localapi.AttachResult{}, fsm.Refuse(fsm.LeaseHeld, "this browser is already attached; use its browser id, or close it first")
 		}
 	}
-	grant, err := r.grantFor(e, req)
+	grant, err := r.grantFor(ctx, e, req)
 	if err != nil {
 		return localapi.AttachResult{}, err
 	}
@@ -491,7 +382,7 @@ func (b *Browser) reconnectHooks() reconnect.Hooks {
 	return reconnect.Hooks{
 		CloseGates: func() { r.gates.CloseBrowser(b.id) },
 		Revalidate: func(context.Context) (bool, error) {
-			if _, err := r.broker.Grant(b.ep.key(), r.scopeFor(b.ep, b.req)); err != nil {
+			if err := r.broker.Revalidate(b.ep.key(), b.grant); err != nil {
 				return false, err
 			}
 			return b.ep.reprove(), nil

@@ -303,17 +303,14 @@ func TestGrantScopeAndLifetime(t *testing.T) {
 	ctx := context.Background()
 	req := localapi.AttachRequest{ProfileDir: u.profile}
 
-	// Expired request refused.
 	_, err := h.r.Attach(ctx, req)
 	id := requestID(t, err)
-	// A mismatching use (another session) consumes it.
+	// A mismatching use (evaluate on) naming the request is refused and
+	// leaves it for the attach it was made for.
 	other := req
-	other.Session, other.Request = "mcp-1", id
+	other.AllowEvaluate, other.Request = true, id
 	if _, err := h.r.Attach(ctx, other); !fsm.IsCode(err, fsm.ApprovalInvalid) {
 		t.Fatalf("mismatched use = %v, want %s", err, fsm.ApprovalInvalid)
-	}
-	if err := h.r.broker.Approve(id); !fsm.IsCode(err, fsm.ApprovalInvalid) {
-		t.Fatalf("approving a consumed request = %v", err)
 	}
 	res := h.approvedAttach(h.r, req)
 	h.r.Close(ctx, localapi.BrowserRequest{Browser: res.Browser.ID})

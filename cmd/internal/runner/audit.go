@@ -29,6 +29,9 @@ type auditRecord struct {
 	// result carries the file name only.
 	File string `json:"file,omitempty"`
 	Size int64  `json:"size,omitempty"`
+	// Approvals only: how the answer came, the approving terminal and the
+	// processes driving it (approval.go).
+	Approval *approvalEvidence `json:"approval,omitempty"`
 }
 
 // Caller names who asks for an effect, for the audit trail: the MCP

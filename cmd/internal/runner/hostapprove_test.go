@@ -30,7 +30,7 @@ func TestHostApprovalIsNotARoute(t *testing.T) {
 		t.Fatalf("approval routes %v, want %v", got, want)
 	}
 	// ApproveFromHost approves exactly the named pending request.
-	scope := consent.Scope{Session: "mcp-x", BrowserID: "chromium:1:2", Fingerprint: "1:2:/usr/lib/chromium/chromium", Endpoint: "ws://127.0.0.1:1/devtools/browser/x", SideEffects: []string{"control"}, ReconnectBudget: 3}
+	scope := consent.Scope{Session: "mcp-x", BrowserID: "chromium:1:2", Fingerprint: "1:2:/usr/lib/chromium/chromium", Endpoint: "ws://127.0.0.1:1/devtools/browser/x", Scopes: []string{"browser:control"}, ReconnectBudget: 3}
 	rq, err := r.broker.NewRequest(scope, "summary")
 	if err != nil {
 		t.Fatal(err)
