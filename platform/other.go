@@ -60,6 +60,3 @@ func RemoveStaleLock(userDataDir string) error { return unsupported("profile loc
 
 // UserDataDirOf is unsupported on this platform.
 func UserDataDirOf(pid int) (string, error) { return "", unsupported("profile identification") }
-
-// HasTerminal is unsupported here and reports false, so approval is refused.
-func HasTerminal(pid int) bool { return false }
