@@ -266,6 +266,9 @@ func attackRawCDP(t *testing.T, h *harness, o *origins3, page string, framesLoad
 	attempt("Runtime.evaluate", `{"expression":"document.body.innerText","returnByValue":true}`, left)
 	attempt("Page.reload", `{}`, left)
 
+	if framesLoad && !strings.Contains(o.sameSite.log(), "GET /visited") {
+		t.Errorf("the page never reached the denied origin, so the planted state was not put to the test:\n%s", o.sameSite.log())
+	}
 	for _, s := range []*loggingServer{o.sameSite, o.crossSite, o.allowed} {
 		if l := s.log(); strings.Contains(l, "X-Planted") || strings.Contains(l, "planted-agent") {
 			t.Errorf("a header the agent tried to plant reached a server:\n%s", l)
