@@ -48,7 +48,8 @@ type Browser struct {
 	req           localapi.AttachRequest
 	allowEvaluate bool
 
-	gate *origin.Gate // the owner's allowlist for this browser
+	gate    *origin.Gate       // the owner's allowlist for this browser
+	creator *localapi.Boundary // the creating client's boundary; nil: the owner at a terminal
 
 	att      *fsm.Machine[lease.AttachState, lease.AttachTrigger, struct{}]
 	closing  sync.Once
@@ -174,8 +175,16 @@ func (r *Runner) register(ctx context.Context, b *Browser, watch func()) error {
 		r.mu.Unlock()
 		return errClosed // Shutdown has already collected the browsers to close
 	}
+	b.setCreator(ctx)
 	r.browsers[b.id] = b
 	r.mu.Unlock()
+	if b.mode != localapi.ModeAttached {
+		// Before any page is adopted: from here no request of the browser
+		// reaches an origin the allowlist denies.
+		if err := b.blockDeniedRequests(ctx, b.c()); err != nil {
+			return err
+		}
+	}
 	if _, err := b.att.Fire(ctx, lease.AttachUp); err != nil {
 		return err
 	}
@@ -359,17 +368,18 @@ func (b *Browser) attachPage(ctx context.Context, id target.ID, opened bool) (*P
 		return nil, fmt.Errorf("runner: attach page: %w", err)
 	}
 	gen := b.gens.Current()
+	p := &Page{id: newID("p"), browser: b, target: id, sess: sess, gen: gen, opened: opened}
 	surf, err := surface.New(ctx, b.gatedSession(sess, cdproto.FrameID(id)), surface.Options{
 		Child:      b.gatedChild(sess),
 		Generation: uint64(gen),
 		Gate:       gateAdapter{g: b.r.gates, key: lease.GateKey{Browser: b.id, Target: string(id)}},
 		UploadDir:  b.r.opts.UploadDir,
-		Judge:      b.gate.Check,
+		Judge:      p.judge,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("runner: prepare page: %w", err)
 	}
-	p := &Page{id: newID("p"), browser: b, target: id, sess: sess, surf: surf, gen: gen, opened: opened}
+	p.surf = surf
 	b.mu.Lock()
 	b.pages[p.id] = p
 	b.mu.Unlock()
