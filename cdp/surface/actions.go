@@ -30,6 +30,8 @@ type Dialog struct {
 	Type          string `json:"type"`
 	Message       string `json:"message"`
 	DefaultPrompt string `json:"defaultPrompt,omitempty"`
+
+	url string // the document that opened it, judged before it is shown or answered
 }
 
 // ActionResult reports what an action did. Fields that do not apply to the
@@ -98,6 +100,16 @@ func (p *Page) prepare(ctx context.Context, t Target, kind string, extra map[str
 		if err != nil {
 			return nil, nil, p.readErr(ctx, err)
 		}
+		// The document is admitted before the page script touches it.
+		if err := p.admit(ctx, b.w); err != nil {
+			if errors.Is(err, errWorldGone) && b.isRef {
+				return nil, nil, fsm.Refuse(fsm.BindingStale, "the ref's document was replaced (navigation or reload)").WithCause(err)
+			}
+			if errors.Is(err, errWorldGone) && attempt == 0 {
+				continue
+			}
+			return nil, nil, p.readErr(ctx, err)
+		}
 		arg := map[string]any{"kind": kind}
 		for k, v := range extra {
 			arg[k] = v
@@ -113,6 +125,17 @@ func (p *Page) prepare(ctx context.Context, t Target, kind string, extra map[str
 			return nil, &res, p.readErr(ctx, err)
 		}
 		break
+	}
+	// Admitted again before anything is dispatched: the document the target
+	// was found in is still its frame's, and it and the frames above it are
+	// still allowed.
+	if w != nil {
+		if err := p.admit(ctx, w); err != nil {
+			if errors.Is(err, errWorldGone) {
+				return nil, nil, fsm.Refuse(fsm.BindingStale, "the target's document was replaced before anything was sent").WithCause(err)
+			}
+			return nil, nil, p.readErr(ctx, err)
+		}
 	}
 	if w != nil && (res.X != 0 || res.Y != 0) && (w.sess != p.sess || w.frame != p.main) {
 		dx, dy, err := p.frameOrigin(ctx, w, 0)
@@ -238,6 +261,9 @@ func (p *Page) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y
 // 16 ms each), and a press at a new point already fires the boundary events
 // (mouseover, mouseenter) of a move.
 func (p *Page) clickAt(ctx context.Context, x, y float64) (*Dialog, error) {
+	if err := p.pointerAllowed(ctx, x, y); err != nil {
+		return nil, err
+	}
 	d, err := p.dispatch(ctx, func(ctx context.Context) error {
 		if err := p.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, input.MouseButtonLeft, 1, 1); err != nil {
 			return err
@@ -284,6 +310,9 @@ func (p *Page) Hover(ctx context.Context, t Target) (*ActionResult, error) {
 		return nil, err
 	}
 	out := &ActionResult{Action: "hover", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
+	if err := p.pointerAllowed(ctx, res.X, res.Y); err != nil {
+		return nil, err
+	}
 	d, err := p.dispatch(ctx, func(ctx context.Context) error {
 		return p.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, res.X, res.Y, input.MouseButtonNone, 0, 0)
 	})
@@ -332,6 +361,10 @@ func (p *Page) typeInto(ctx context.Context, t Target, text string, clear bool) 
 				if err := p.stroke(ctx, stroke{key: namedKeys["end"]}); err != nil {
 					return err
 				}
+			}
+			// The text goes wherever the focus is when it arrives.
+			if err := p.focusAllowed(ctx); err != nil {
+				return err
 			}
 			_, err := cdproto.Call(ctx, p.sess, input.InsertText, input.InsertTextParams{Text: text})
 			return err
@@ -570,7 +603,12 @@ func keyFor(name string) (keyDef, bool) {
 	return kd, true
 }
 
+// key sends one key event to wherever the focus is, after checking that
+// the focus is not in a frame the Judge refuses (a key stroke can move it).
 func (p *Page) key(ctx context.Context, typ input.DispatchKeyEventType, kd keyDef, mods int64, text string) error {
+	if err := p.focusAllowed(ctx); err != nil {
+		return err
+	}
 	_, err := cdproto.Call(ctx, p.sess, input.DispatchKeyEvent, input.DispatchKeyEventParams{
 		Type: typ, Modifiers: mods, Key: kd.key, Code: kd.code, WindowsVirtualKeyCode: kd.keyCode,
 		NativeVirtualKeyCode: kd.keyCode, Text: text, UnmodifiedText: text,
@@ -652,7 +690,7 @@ func (p *Page) Scroll(ctx context.Context, o ScrollOptions) (*ActionResult, erro
 		pageErr
 		ScrollState
 	}
-	err := p.withMain(ctx, func(w *world) error {
+	err := p.admitted(ctx, func(w *world) error {
 		st = struct {
 			pageErr
 			ScrollState
@@ -684,7 +722,8 @@ func (p *Page) withMain(ctx context.Context, fn func(w *world) error) error {
 	return err
 }
 
-// Dialog returns the JavaScript dialog open on the page, or nil.
+// Dialog returns the JavaScript dialog open on the page, or nil. A dialog
+// opened by a document the Judge refuses is reported by its type only.
 func (p *Page) Dialog() *Dialog {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -692,17 +731,27 @@ func (p *Page) Dialog() *Dialog {
 		return nil
 	}
 	d := *p.dialog
+	if p.judge(d.url) != nil {
+		d.Message, d.DefaultPrompt = "", ""
+	}
 	return &d
 }
 
 // HandleDialog accepts or dismisses the open JavaScript dialog; promptText
-// answers a prompt when accepting.
+// answers a prompt when accepting. A dialog opened by a document the Judge
+// refuses is never answered: that would be input to a denied document.
 func (p *Page) HandleDialog(ctx context.Context, accept bool, promptText string) error {
 	if p.isGone() || p.closed.Load() {
 		return fsm.Refuse(fsm.PageClosed, "the page is closed")
 	}
-	if p.Dialog() == nil {
+	p.mu.Lock()
+	d := p.dialog
+	p.mu.Unlock()
+	if d == nil {
 		return fsm.Refuse(fsm.NotFound, "no JavaScript dialog is open")
+	}
+	if err := p.judge(d.url); err != nil {
+		return err
 	}
 	_, err := cdproto.Call(ctx, p.sess, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept, PromptText: promptText})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -183,7 +182,7 @@ func (p *Page) Read(ctx context.Context, maxChars int) (*ReadResult, error) {
 		maxChars = MaxSnapshotChars
 	}
 	var out ReadResult
-	err := p.withMain(ctx, func(w *world) error {
+	err := p.admitted(ctx, func(w *world) error {
 		var r struct {
 			pageErr
 			Text  string `json:"text"`
@@ -209,53 +208,6 @@ func (p *Page) Read(ctx context.Context, maxChars int) (*ReadResult, error) {
 		return nil, p.readErr(ctx, err)
 	}
 	return &out, nil
-}
-
-// ScreenshotOptions selects the region: the viewport (zero value), the full
-// page, or one element.
-type ScreenshotOptions struct {
-	FullPage bool
-	Target   *Target
-}
-
-// maxScreenshotPixels bounds a full-page capture (16k x 16k CSS pixels).
-const maxScreenshotSide = 16384
-
-// Screenshot returns PNG bytes.
-func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, error) {
-	if err := p.live(); err != nil {
-		return nil, err
-	}
-	params := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
-	switch {
-	case o.Target != nil:
-		_, res, err := p.prepare(ctx, *o.Target, "screenshot", nil)
-		if err != nil {
-			return nil, err
-		}
-		if res.W <= 0 || res.H <= 0 {
-			return nil, fsm.Refuse(fsm.ElementHidden, "1 match with an empty box")
-		}
-		params.Clip = &page.Viewport{X: res.X, Y: res.Y, Width: math.Min(res.W, maxScreenshotSide), Height: math.Min(res.H, maxScreenshotSide), Scale: 1}
-		params.CaptureBeyondViewport = new(true)
-	case o.FullPage:
-		m, err := cdproto.Call(ctx, p.sess, page.GetLayoutMetrics, cdproto.Empty{})
-		if err != nil {
-			return nil, p.readErr(ctx, err)
-		}
-		if m.CSSContentSize == nil {
-			return nil, errors.New("surface: no layout metrics")
-		}
-		w := math.Min(math.Ceil(m.CSSContentSize.Width), maxScreenshotSide)
-		h := math.Min(math.Ceil(m.CSSContentSize.Height), maxScreenshotSide)
-		params.Clip = &page.Viewport{X: 0, Y: 0, Width: w, Height: h, Scale: 1}
-		params.CaptureBeyondViewport = new(true)
-	}
-	shot, err := cdproto.Call(ctx, p.sess, page.CaptureScreenshot, params)
-	if err != nil {
-		return nil, p.readErr(ctx, err)
-	}
-	return shot.Data, nil
 }
 
 // Evaluate bounds.
@@ -320,16 +272,38 @@ const r=ser(this,0); return {v:r,t:trunc};
 // Evaluate runs a JavaScript expression in the page's main world (awaiting a
 // promise) and returns its value bounded: depth 8, 2,000 array items, 200
 // object fields, 200,000 characters, with truncation markers.
+//
+// It runs in the main world of the admitted document, addressed by that
+// context's unique id (bound to the document before anything runs), so it
+// cannot run in a document that replaced it; the document is admitted again
+// afterwards, and a value read across a change is discarded.
 func (p *Page) Evaluate(ctx context.Context, expr string) (*EvalResult, error) {
 	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	res, err := cdproto.Call(ctx, p.sess, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: expr, AwaitPromise: new(true), ObjectGroup: "webcodex-eval",
-	})
+	var w *world
+	var mainCtx string
+	for attempt := 0; ; attempt++ {
+		if w, err = p.mainWorld(ctx); err == nil {
+			if err = p.admit(ctx, w); err == nil {
+				mainCtx, err = p.mainContextOf(ctx, w)
+			}
+		}
+		if !errors.Is(err, errWorldGone) || attempt == 1 {
+			break
+		}
+	}
 	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	ep := runtime.EvaluateParams{Expression: expr, AwaitPromise: new(true), ObjectGroup: "webcodex-eval", UniqueContextID: mainCtx}
+	res, err := cdproto.Call(ctx, p.sess, runtime.Evaluate, ep)
+	if err != nil {
+		if isContextGone(err) {
+			return nil, fsm.Refuse(fsm.BindingStale, "the document was replaced before the expression ran").WithCause(err)
+		}
 		if isProtocolError(err) {
 			return nil, fsm.Refuse(fsm.InvalidArgument, "the browser refused the expression").WithCause(err)
 		}
@@ -338,6 +312,23 @@ func (p *Page) Evaluate(ctx context.Context, expr string) (*EvalResult, error) {
 	defer func() {
 		_, _ = cdproto.Call(ctx, p.sess, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: "webcodex-eval"})
 	}()
+	out, err := p.evalValue(ctx, res)
+	if err != nil {
+		return nil, err
+	}
+	// The value is the authorized document's only if that document is still
+	// the page's, and still allowed.
+	if err := p.admit(ctx, w); err != nil {
+		if errors.Is(err, errWorldGone) {
+			return nil, fsm.Refuse(fsm.BindingStale, "the document was replaced while the expression ran (it did run); its value is discarded").WithCause(err)
+		}
+		return nil, p.readErr(ctx, err)
+	}
+	return out, nil
+}
+
+// evalValue reads an evaluation's result into its bounded JSON form.
+func (p *Page) evalValue(ctx context.Context, res runtime.EvaluateResult) (*EvalResult, error) {
 	out := &EvalResult{}
 	if res.ExceptionDetails != nil {
 		msg := res.ExceptionDetails.Text
@@ -370,10 +361,15 @@ func (p *Page) Evaluate(ctx context.Context, expr string) (*EvalResult, error) {
 		}
 		return out, nil
 	}
+	// The object belongs to the context it was made in: the serializer runs
+	// there.
 	ser, err := cdproto.Call(ctx, p.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: serializer, ObjectID: r.ObjectID, ReturnByValue: new(true), Silent: new(true),
 	})
 	if err != nil {
+		if isContextGone(err) {
+			return nil, fsm.Refuse(fsm.BindingStale, "the document was replaced while the expression ran (it did run); its value is discarded").WithCause(err)
+		}
 		return nil, p.readErr(ctx, err)
 	}
 	if ser.ExceptionDetails != nil || ser.Result == nil {

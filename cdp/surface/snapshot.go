@@ -322,7 +322,7 @@ func (p *Page) SnapshotNext(ctx context.Context, cursor string, maxChars int) (*
 		return nil, fsm.Refuse(fsm.InvalidArgument, "cursor past the end")
 	}
 	for !rec.complete && charsFrom(rec.lines, off) < maxChars {
-		lines, ps, err := p.frameChunk(ctx, rec.root, rec.prefix, "more", map[string]any{"snap": rec.id, "budget": maxChars}, rec, 0)
+		lines, ps, err := p.moreChunk(ctx, rec, maxChars)
 		if err != nil {
 			if errors.Is(err, errWorldGone) {
 				return nil, fsm.Refuse(fsm.BindingStale, "the snapshot's document was replaced; take a new snapshot").WithCause(err)
@@ -335,6 +335,22 @@ func (p *Page) SnapshotNext(ctx context.Context, cursor string, maxChars int) (*
 	out := &Snapshot{ID: rec.id, Document: rec.root.doc}
 	rec.fill(out, off, maxChars)
 	return out, nil
+}
+
+// moreChunk resumes the paused walk of rec for one chunk, in rec's
+// document, admitted before and after. The caller holds rec.mu.
+func (p *Page) moreChunk(ctx context.Context, rec *snapRecord, budget int) ([]string, *pageSnap, error) {
+	if err := p.admit(ctx, rec.root); err != nil {
+		return nil, nil, err
+	}
+	lines, ps, err := p.frameChunk(ctx, rec.root, rec.prefix, "more", map[string]any{"snap": rec.id, "budget": budget}, rec, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.admit(ctx, rec.root); err != nil {
+		return nil, nil, err
+	}
+	return lines, ps, nil
 }
 
 func charsFrom(lines []string, off int) int {
@@ -400,12 +416,20 @@ func (p *Page) snapshotOnce(ctx context.Context, arg map[string]any, scopeWorld 
 			return nil, nil, err
 		}
 	}
+	if err := p.admit(ctx, w); err != nil {
+		return nil, nil, err
+	}
 	rec := &snapRecord{id: p.newSnapID(), gen: p.opts.Generation, worlds: map[string]*world{}, refs: map[string]map[int]bool{}, root: w, prefix: "e"}
 	if w.frame != p.main || w.sess != p.sess {
 		rec.prefix = p.frameKey(w.frame) + "e"
 	}
 	lines, ps, err := p.frameChunk(ctx, w, rec.prefix, "snapshot", arg, rec, 0)
 	if err != nil {
+		return nil, nil, err
+	}
+	// The outline is shown only if the document it was read from is still
+	// the one admitted.
+	if err := p.admit(ctx, w); err != nil {
 		return nil, nil, err
 	}
 	rec.lines, rec.complete = lines, ps.Done
@@ -496,16 +520,35 @@ func (p *Page) frameChunk(ctx context.Context, w *world, prefix, fn string, arg 
 			continue
 		}
 		rec.frames++
+		had := make(map[string]bool, len(rec.worlds))
+		for k := range rec.worlds {
+			had[k] = true
+		}
 		cw, err := p.frameWorld(ctx, fid)
 		var sub []string
 		if err == nil {
 			sub, _, err = p.frameChunk(ctx, cw, f.Key+"e", "snapshot", map[string]any{"interactive": arg["interactive"], "budget": 0}, rec, depth+1)
 		}
+		if err == nil {
+			// Read from the admitted document, and shown only if the frame
+			// still holds it.
+			err = p.admit(ctx, cw)
+		}
 		if err != nil {
-			if ctx.Err() != nil || p.isGone() {
+			if ctx.Err() != nil || p.isGone() || errors.Is(err, ErrDocumentRefused) {
 				return nil, nil, err
 			}
 			sub = []string{"- limit: frame could not be read"}
+			if fsm.IsCode(err, fsm.OriginDenied) {
+				sub = []string{"- limit: frame of an origin that is not allowed (not shown)"}
+			}
+			// Refs of lines not shown are not usable.
+			for k := range rec.worlds {
+				if !had[k] {
+					delete(rec.worlds, k)
+					delete(rec.refs, k)
+				}
+			}
 		}
 		if n := p.limits.frameLines; len(sub) > n {
 			sub = append(sub[:n:n], fmt.Sprintf("- limit: frame outline cut at %d lines", n))
@@ -544,15 +587,29 @@ func (p *Page) frameChunk(ctx context.Context, w *world, prefix, fn string, arg 
 
 // frameWorld returns our world in a non-main frame: in the iframe target's
 // own session for a cross-site (out-of-process) frame, else in the page
-// session.
+// session. The frame and every frame above it are judged first: a frame the
+// Judge refuses is never entered, and its refusal is returned.
 func (p *Page) frameWorld(ctx context.Context, fid cdproto.FrameID) (*world, error) {
+	if err := p.judgeFrame(ctx, fid); err != nil {
+		return nil, err
+	}
 	p.mu.Lock()
 	c, ok := p.children[fid]
 	p.mu.Unlock()
+	s := p.sess
 	if ok {
-		return p.worldIn(ctx, c.sess, fid)
+		s = c.sess
 	}
-	return p.worldIn(ctx, p.sess, fid)
+	for attempt := 0; ; attempt++ {
+		w, err := p.worldIn(ctx, s, fid)
+		if err != nil {
+			return nil, err
+		}
+		// A world kept from an earlier document of the frame is replaced.
+		if err := p.admit(ctx, w); !errors.Is(err, errWorldGone) || attempt == 1 {
+			return w, err
+		}
+	}
 }
 
 // tagChildFrames marks, in world w, the <iframe> element of each child frame
@@ -638,7 +695,9 @@ func (p *Page) confirmClosed(ctx context.Context, w *world, n int) []bool {
 	if n > maxClosedChecks {
 		n = maxClosedChecks
 	}
-	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: p.global + ".closedHosts()", ContextID: w.ctx, Silent: new(true)})
+	ep := w.evaluate(p.global + ".closedHosts()")
+	ep.Silent = new(true)
+	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, ep)
 	if err != nil || res.Result == nil || res.Result.ObjectID == "" {
 		return nil
 	}

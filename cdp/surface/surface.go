@@ -107,6 +107,7 @@ type Page struct {
 	mainURL   string        // the main frame's committed URL, from its navigation events
 	mainNav   chan struct{} // closed and replaced when the main frame commits a new document
 	diag      diagnostics
+	ctxs      contextWatches // execution contexts by session (contexts.go)
 }
 
 // child is an out-of-process (cross-site) iframe: its own target and session.
@@ -132,6 +133,8 @@ type world struct {
 	sess  cdproto.Session
 	frame cdproto.FrameID
 	ctx   runtime.ExecutionContextID
+	uid   string           // system-unique context id: what calls address (see contexts.go)
+	load  cdproto.LoaderID // the loader of the document the world lives in
 	nonce string
 	doc   string // opaque document id shown to callers
 	dead  atomic.Bool
@@ -181,6 +184,7 @@ func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error)
 	p.diag.dropBase = p.dropped()
 	evctx, stop := context.WithCancel(context.Background())
 	p.life, p.stop = evctx, stop
+	p.watchContexts(ctx, sess, false) // before setup enables Runtime, which reports every context
 	subs := p.subscribe(sess)
 	// The main frame id (the target id, fixed for the page's life) is read
 	// before the event goroutine starts, which reads it.
@@ -354,7 +358,7 @@ func (p *Page) handle(ctx context.Context, method string, raw jsonv2.Value) {
 		var ev page.EventJavascriptDialogOpening
 		if jsonv2.Unmarshal(raw, &ev) == nil {
 			p.mu.Lock()
-			p.dialog = &Dialog{Type: string(ev.Type), Message: capString(ev.Message, 2000), DefaultPrompt: capString(ev.DefaultPrompt, 2000)}
+			p.dialog = &Dialog{Type: string(ev.Type), Message: capString(ev.Message, 2000), DefaultPrompt: capString(ev.DefaultPrompt, 2000), url: ev.URL}
 			close(p.dialogCh)
 			p.dialogCh = make(chan struct{})
 			p.mu.Unlock()
@@ -492,13 +496,14 @@ func (p *Page) worldIn(ctx context.Context, s cdproto.Session, frame cdproto.Fra
 	if w != nil && !w.dead.Load() {
 		return w, nil
 	}
-	res, err := cdproto.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: "webcodex"})
+	w, err := p.newWorld(ctx, s, frame)
 	if err != nil {
-		return nil, p.readErr(ctx, err)
+		return nil, err
 	}
-	w = &world{sess: s, frame: frame, ctx: res.ExecutionContextID, nonce: randomHex(12), doc: fmt.Sprintf("d%d", p.worldSeq.Add(1))}
 	expr := "globalThis." + p.global + " = (" + injectJS + ")(" + quoteJS(w.nonce) + "), 1"
-	ev, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: w.ctx, Silent: new(true), ReturnByValue: new(true)})
+	ep := w.evaluate(expr)
+	ep.Silent, ep.ReturnByValue = new(true), new(true)
+	ev, err := cdproto.Call(ctx, s, runtime.Evaluate, ep)
 	if err != nil {
 		return nil, p.readErr(ctx, err)
 	}
@@ -535,10 +540,9 @@ func (p *Page) call(ctx context.Context, w *world, fn string, arg any, await boo
 	if err != nil {
 		return fmt.Errorf("surface: %s: %w", fn, err)
 	}
-	expr := p.global + "." + fn + "(" + string(b) + ")"
-	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: expr, ContextID: w.ctx, ReturnByValue: new(true), AwaitPromise: new(await), Silent: new(true),
-	})
+	ep := w.evaluate(p.global + "." + fn + "(" + string(b) + ")")
+	ep.ReturnByValue, ep.AwaitPromise, ep.Silent = new(true), new(await), new(true)
+	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, ep)
 	if err != nil {
 		if isContextGone(err) {
 			p.dropWorld(w)
@@ -594,7 +598,8 @@ func isContextGone(err error) bool {
 	m := pe.Message
 	return strings.Contains(m, "Cannot find context") || strings.Contains(m, "Execution context was destroyed") ||
 		strings.Contains(m, "Inspected target navigated or closed") || strings.Contains(m, "No frame with given id") ||
-		strings.Contains(m, "Frame with the given id was not found") || strings.Contains(m, "Cannot find default execution context")
+		strings.Contains(m, "Frame with the given id was not found") || strings.Contains(m, "Cannot find default execution context") ||
+		strings.Contains(m, "uniqueContextId not found")
 }
 
 // sessionEnded reports whether err says the session or the connection is

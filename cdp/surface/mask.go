@@ -1,0 +1,501 @@
+package surface
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"math"
+	"reflect"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/webcodex/webcodex/cdp"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// Screenshots mask frames of refused origins: the browser captures the page
+// as it is painted, frames included, and the surface then paints the box of
+// every frame the Judge refuses opaque mid-grey in the decoded image before
+// encoding it again. Masking was chosen over refusing the screenshot so a
+// page that embeds a refused advertisement or widget can still be seen.
+//
+// What is masked is decided from a layout sample taken in the page before
+// and after the capture:
+//
+//   - every cross-origin <iframe> the allowed documents show (through open
+//     shadow roots and same-origin frames, plus those the browser's frame
+//     trees name, which reaches into closed shadow roots), with its
+//     bounding box in the page viewport (CSS transforms included);
+//   - each is judged with every frame above it; an allowed frame is entered
+//     and its own frames sampled (boxes clipped to it); a refused frame, one
+//     that cannot be named or entered, and one seen only through a scaled or
+//     rotated frame are masked whole;
+//   - a filter on a masked frame or its ancestors widens its mask by three
+//     times each of its lengths (blur, drop-shadow); an SVG filter or a
+//     -webkit-box-reflect, which can move pixels anywhere, refuses the
+//     screenshot; elements with a backdrop-filter over a mask are masked
+//     too;
+//   - the boxes map to image pixels by the image's size over the viewport's
+//     (device scale and zoom included), rounded outwards with one pixel to
+//     spare. A pinch-zoomed page with something to mask is refused.
+//
+// The capture is kept only when the second sample equals the first (frames,
+// their documents' loaders, boxes, scroll and viewport) and no frame was
+// attached, detached or navigated in between; otherwise it is discarded and
+// taken once more, then refused. A full-page capture first resizes the
+// viewport to the page (as Chromium's own captureBeyondViewport does) so the
+// sample and the capture see the same layout, then clears the override
+// (which also clears one set through raw CDP). Left open: a page that moves
+// a frame away and back, or inserts and removes one, between the two samples
+// of one capture.
+//
+// With a nil Judge nothing is masked and the capture is returned as taken.
+
+// ScreenshotOptions selects the region: the viewport (zero value), the full
+// page, or one element.
+type ScreenshotOptions struct {
+	FullPage bool
+	Target   *Target
+}
+
+// maxScreenshotSide bounds a full-page capture (16k x 16k CSS pixels).
+const maxScreenshotSide = 16384
+
+// maxMaskedPixels bounds the image decoded to be masked or cropped (4 bytes
+// each in memory).
+const maxMaskedPixels = 32 << 20
+
+// maskGrey is the opaque colour of a masked frame.
+var maskGrey = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xff}
+
+// Screenshot returns PNG bytes of the viewport, the full page or one
+// element, with frames of refused origins masked (see above).
+func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, error) {
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	full := o.FullPage
+	if o.Target != nil {
+		box, vp, err := p.targetBox(ctx, *o.Target)
+		if err != nil {
+			return nil, err
+		}
+		// An element beyond the viewport is cut from a full-page capture.
+		full = box.x < 0 || box.y < 0 || box.x+box.w > vp.w || box.y+box.h > vp.h
+	}
+	for attempt := 0; attempt < 2; attempt++ {
+		png, err := p.captureOnce(ctx, full, o.Target)
+		if !errors.Is(err, errLayoutChanged) {
+			return png, err
+		}
+	}
+	return nil, fsm.Refuse(fsm.BindingStale, "the page's frames moved or navigated during the capture; the screenshot was discarded")
+}
+
+// errLayoutChanged says the two layout samples of a capture differ.
+var errLayoutChanged = errors.New("surface: the layout changed during the capture")
+
+// rect is a box in CSS pixels of the page viewport.
+type rect struct{ x, y, w, h float64 }
+
+func (r rect) empty() bool { return !(r.w > 0 && r.h > 0) }
+
+func (r rect) intersect(o rect) rect {
+	x0, y0 := math.Max(r.x, o.x), math.Max(r.y, o.y)
+	x1, y1 := math.Min(r.x+r.w, o.x+o.w), math.Min(r.y+r.h, o.y+o.h)
+	if x1 <= x0 || y1 <= y0 {
+		return rect{}
+	}
+	return rect{x0, y0, x1 - x0, y1 - y0}
+}
+
+func (r rect) grow(d float64) rect { return rect{r.x - d, r.y - d, r.w + 2*d, r.h + 2*d} }
+
+// targetBox resolves t (admitted, scrolled into view) and returns its box in
+// the page viewport and the viewport's size.
+func (p *Page) targetBox(ctx context.Context, t Target) (rect, rect, error) {
+	w, res, err := p.prepare(ctx, t, "screenshot", nil)
+	if err != nil {
+		return rect{}, rect{}, err
+	}
+	if res.W <= 0 || res.H <= 0 {
+		return rect{}, rect{}, fsm.Refuse(fsm.ElementHidden, "1 match with an empty box")
+	}
+	_ = w // prepare placed a frame's box in the page viewport
+	vp, err := p.viewport(ctx)
+	if err != nil {
+		return rect{}, rect{}, err
+	}
+	return rect{res.X, res.Y, res.W, res.H}, vp, nil
+}
+
+// viewport returns the size of the page viewport in CSS pixels.
+func (p *Page) viewport(ctx context.Context) (rect, error) {
+	m, err := cdproto.Call(ctx, p.sess, page.GetLayoutMetrics, cdproto.Empty{})
+	if err != nil {
+		return rect{}, p.readErr(ctx, err)
+	}
+	if m.CSSLayoutViewport == nil {
+		return rect{}, errors.New("surface: no layout metrics")
+	}
+	return rect{0, 0, float64(m.CSSLayoutViewport.ClientWidth), float64(m.CSSLayoutViewport.ClientHeight)}, nil
+}
+
+// captureOnce takes one capture between two layout samples.
+func (p *Page) captureOnce(ctx context.Context, full bool, t *Target) ([]byte, error) {
+	changed, stop := p.watchFrames()
+	defer stop()
+	if full {
+		restore, err := p.fitViewport(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
+	var box *rect
+	if t != nil {
+		b, _, err := p.targetBox(ctx, *t)
+		if err != nil {
+			return nil, err
+		}
+		box = &b
+	}
+	before, err := p.sampleLayout(ctx)
+	if errors.Is(err, errWorldGone) {
+		return nil, errLayoutChanged
+	}
+	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	shot, err := cdproto.Call(ctx, p.sess, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	if p.opts.Judge == nil {
+		return p.paint(shot.Data, before, box)
+	}
+	// A frame later: motion that spans frames shows in the second sample.
+	if w, err := p.mainWorld(ctx); err == nil {
+		_ = p.call(ctx, w, "afterFrame", map[string]any{"nonce": w.nonce}, true, nil)
+	}
+	after, err := p.sampleLayout(ctx)
+	if errors.Is(err, errWorldGone) || (err == nil && !reflect.DeepEqual(before, after)) || changed() {
+		return nil, errLayoutChanged
+	}
+	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	return p.paint(shot.Data, before, box)
+}
+
+// watchFrames reports whether a frame of the page session was attached,
+// detached or navigated, or a cross-site frame attached or detached, since
+// it was called. Events are queued on the wire before the responses that
+// follow them, so one sent before the second sample is seen.
+func (p *Page) watchFrames() (changed func() bool, stop func()) {
+	methods := []string{"Page.frameAttached", "Page.frameDetached", "Page.frameNavigated", "Target.attachedToTarget", "Target.detachedFromTarget"}
+	dropped := func() uint64 { return 0 }
+	if d, ok := p.sess.(interface{ Dropped() uint64 }); ok {
+		dropped = d.Dropped
+	}
+	base := dropped()
+	var chans []<-chan jsonv2.Value
+	var cancels []func()
+	var ordered <-chan cdp.Event
+	if o, ok := p.sess.(contextEvents); ok {
+		ch, cancel := o.SubscribeEvents(methods...)
+		ordered, cancels = ch, append(cancels, cancel)
+	} else {
+		for _, m := range methods {
+			ch, cancel := p.sess.Subscribe(m)
+			chans, cancels = append(chans, ch), append(cancels, cancel)
+		}
+	}
+	changed = func() bool {
+		if dropped() != base {
+			return true
+		}
+		if ordered != nil && len(ordered) > 0 {
+			return true
+		}
+		for _, ch := range chans {
+			if len(ch) > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	stop = func() {
+		for _, c := range cancels {
+			c()
+		}
+	}
+	return changed, stop
+}
+
+// fitViewport resizes the viewport to the page, capped at
+// maxScreenshotSide, and returns what restores it.
+func (p *Page) fitViewport(ctx context.Context) (func(), error) {
+	m, err := cdproto.Call(ctx, p.sess, page.GetLayoutMetrics, cdproto.Empty{})
+	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	if m.CSSContentSize == nil || m.CSSLayoutViewport == nil {
+		return nil, errors.New("surface: no layout metrics")
+	}
+	w := math.Min(math.Ceil(math.Max(m.CSSContentSize.Width, float64(m.CSSLayoutViewport.ClientWidth))), maxScreenshotSide)
+	h := math.Min(math.Ceil(math.Max(m.CSSContentSize.Height, float64(m.CSSLayoutViewport.ClientHeight))), maxScreenshotSide)
+	if _, err := cdproto.Call(ctx, p.sess, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: int64(w), Height: int64(h)}); err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	restore := func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resumeTimeout)
+		defer cancel()
+		_, _ = cdproto.Call(rctx, p.sess, emulation.ClearDeviceMetricsOverride, cdproto.Empty{})
+	}
+	// Let the page lay out (and answer resize) at its new size first.
+	if w, err := p.mainWorld(ctx); err == nil {
+		_ = p.call(ctx, w, "afterFrame", map[string]any{"nonce": w.nonce}, true, nil)
+	}
+	return restore, nil
+}
+
+// layout is one sample of what a capture shows. Two equal samples around a
+// capture mean the masks computed from the first fit it.
+type layout struct {
+	Loaders   map[cdproto.FrameID]cdproto.LoaderID // every frame's document
+	View      rect                                 // innerWidth x innerHeight
+	Scroll    [2]float64
+	Visual    [3]float64 // visual viewport offset and scale
+	Frames    []shotFrame
+	Backdrops []rect
+}
+
+// shotFrame is one cross-origin frame in a sample.
+type shotFrame struct {
+	Key     string
+	Frame   cdproto.FrameID
+	Allowed bool
+	Box     rect    // page viewport, clipped to the frames around it
+	Spread  float64 // how far filters spread its pixels; -1 unbounded
+}
+
+// frameBoxes is what the page's frameLayout returns.
+type frameBoxes struct {
+	pageErr
+	Frames []struct {
+		Key         string  `json:"key"`
+		X           float64 `json:"x"`
+		Y           float64 `json:"y"`
+		W           float64 `json:"w"`
+		H           float64 `json:"h"`
+		CX          float64 `json:"cx"`
+		CY          float64 `json:"cy"`
+		SX          float64 `json:"sx"`
+		SY          float64 `json:"sy"`
+		Spread      float64 `json:"spread"`
+		Inexact     bool    `json:"inexact"`
+		Transformed bool    `json:"tf"`
+	} `json:"frames"`
+	Backdrops []struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+		W float64 `json:"w"`
+		H float64 `json:"h"`
+	} `json:"backdrops"`
+	VW      float64 `json:"vw"`
+	VH      float64 `json:"vh"`
+	ScrollX float64 `json:"scrollX"`
+	ScrollY float64 `json:"scrollY"`
+	VVX     float64 `json:"vvx"`
+	VVY     float64 `json:"vvy"`
+	VVS     float64 `json:"vvs"`
+}
+
+// xform maps a frame's viewport into the page viewport: scale, then offset.
+type xform struct{ sx, sy, dx, dy float64 }
+
+func (t xform) rect(x, y, w, h float64) rect {
+	return rect{t.dx + x*t.sx, t.dy + y*t.sy, w * t.sx, h * t.sy}
+}
+
+// sampleLayout samples the admitted main document and the allowed frames
+// in it.
+func (p *Page) sampleLayout(ctx context.Context) (*layout, error) {
+	w, err := p.mainWorld(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.admit(ctx, w); err != nil {
+		return nil, err
+	}
+	l := &layout{Loaders: map[cdproto.FrameID]cdproto.LoaderID{}}
+	if p.opts.Judge == nil {
+		var r frameBoxes
+		if err := p.call(ctx, w, "frameLayout", map[string]any{"nonce": w.nonce}, false, &r); err != nil {
+			return nil, err
+		}
+		l.View, l.Visual = rect{0, 0, r.VW, r.VH}, [3]float64{r.VVX, r.VVY, r.VVS}
+		return l, nil
+	}
+	idx, err := p.frames(ctx, true)
+	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	for fid, n := range idx {
+		l.Loaders[fid] = n.loader
+	}
+	if err := p.layoutIn(ctx, w, idx, l, xform{1, 1, 0, 0}, 0, nil, 0); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// layoutIn samples world w, whose viewport maps to the page's by t and is
+// clipped to clip (nil in the main document); spread is how far filters
+// around w's frame spread it.
+func (p *Page) layoutIn(ctx context.Context, w *world, idx frameIndex, l *layout, t xform, spread float64, clip *rect, depth int) error {
+	p.tagChildFrames(ctx, w)
+	var r frameBoxes
+	if err := p.call(ctx, w, "frameLayout", map[string]any{"nonce": w.nonce}, false, &r); err != nil {
+		return err
+	}
+	if r.Err != "" {
+		p.dropWorld(w)
+		return errWorldGone
+	}
+	if clip == nil {
+		l.View, l.Scroll, l.Visual = rect{0, 0, r.VW, r.VH}, [2]float64{r.ScrollX, r.ScrollY}, [3]float64{r.VVX, r.VVY, r.VVS}
+	}
+	cut := func(b rect) rect {
+		if clip != nil {
+			return b.intersect(*clip)
+		}
+		return b
+	}
+	for _, b := range r.Backdrops {
+		l.Backdrops = append(l.Backdrops, cut(t.rect(b.X, b.Y, b.W, b.H)))
+	}
+	for _, f := range r.Frames {
+		sf := shotFrame{Key: f.Key, Box: cut(t.rect(f.X, f.Y, f.W, f.H)), Spread: -1}
+		if f.Spread >= 0 && spread >= 0 {
+			sf.Spread = f.Spread*math.Max(t.sx, t.sy) + spread
+		}
+		fid, known := p.frameByKey(f.Key)
+		if f.Key != "" && known {
+			sf.Frame = fid
+			sf.Allowed = p.judgeChain(idx, fid) == nil && !f.Inexact && !f.Transformed && depth < maxFrameDepth
+		}
+		var cw *world
+		if sf.Allowed {
+			var err error
+			if cw, err = p.frameWorld(ctx, fid); err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
+				sf.Allowed = false // not entered: masked whole
+			}
+		}
+		l.Frames = append(l.Frames, sf)
+		if !sf.Allowed || sf.Box.empty() {
+			continue
+		}
+		sx, sy := f.SX, f.SY
+		if sx <= 0 || sy <= 0 {
+			sx, sy = 1, 1
+		}
+		inner := xform{t.sx * sx, t.sy * sy, t.dx + f.CX*t.sx, t.dy + f.CY*t.sy}
+		box := sf.Box
+		if err := p.layoutIn(ctx, cw, idx, l, inner, sf.Spread, &box, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// masks returns the boxes to paint over, or a refusal when a refused frame
+// spreads without bound.
+func (l *layout) masks() ([]rect, error) {
+	var out []rect
+	for _, f := range l.Frames {
+		if f.Allowed || f.Box.empty() {
+			continue
+		}
+		if f.Spread < 0 {
+			return nil, fsm.Refuse(fsm.OriginDenied, "a frame of an origin that is not allowed is drawn through an SVG filter or a reflection, which cannot be masked; the screenshot is refused")
+		}
+		out = append(out, f.Box.grow(f.Spread))
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	for _, b := range l.Backdrops {
+		for _, m := range out {
+			if !b.intersect(m).empty() {
+				out = append(out, b)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// paint masks the capture by sample l and crops it to box (page viewport),
+// re-encoding only when something changed.
+func (p *Page) paint(data []byte, l *layout, box *rect) ([]byte, error) {
+	masks, err := l.masks()
+	if err != nil {
+		return nil, err
+	}
+	if len(masks) == 0 && box == nil {
+		return data, nil
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, errors.New("surface: the browser's screenshot is not a PNG")
+	}
+	if cfg.Width*cfg.Height > maxMaskedPixels {
+		return nil, fsm.Refusef(fsm.LimitExceeded, "the capture is %dx%d pixels, more than can be masked or cropped (%d); take the viewport or one element", cfg.Width, cfg.Height, maxMaskedPixels)
+	}
+	if len(masks) > 0 && l.Visual[2] != 1 {
+		return nil, fsm.Refuse(fsm.OriginDenied, "the page is pinch-zoomed and shows a frame of an origin that is not allowed, which cannot be masked at this zoom; reset the zoom")
+	}
+	src, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, errors.New("surface: the browser's screenshot does not decode")
+	}
+	img := image.NewNRGBA(src.Bounds())
+	draw.Draw(img, img.Bounds(), src, src.Bounds().Min, draw.Src)
+	if l.View.w <= 0 || l.View.h <= 0 {
+		return nil, errors.New("surface: no viewport size")
+	}
+	kx, ky := float64(cfg.Width)/l.View.w, float64(cfg.Height)/l.View.h
+	toPixels := func(r rect, spare int) image.Rectangle {
+		return image.Rect(int(math.Floor(r.x*kx))-spare, int(math.Floor(r.y*ky))-spare,
+			int(math.Ceil((r.x+r.w)*kx))+spare, int(math.Ceil((r.y+r.h)*ky))+spare).Intersect(img.Bounds())
+	}
+	for _, m := range masks {
+		draw.Draw(img, toPixels(m, 1), image.NewUniform(maskGrey), image.Point{}, draw.Src)
+	}
+	var out image.Image = img
+	if box != nil {
+		c := toPixels(*box, 0)
+		if c.Empty() {
+			return nil, fsm.Refuse(fsm.ElementHidden, "1 match, outside the capture")
+		}
+		out = img.SubImage(c)
+	}
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	if err := enc.Encode(&buf, out); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,110 @@
+package surface
+
+import (
+	"context"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// Input reaches whatever document is under the pointer or holds the focus
+// when the browser delivers it, not the document a target was found in. So
+// right before each dispatch the surface asks the page where the input
+// would land, as the browser would hit-test it: elementFromPoint (overlays
+// and pointer-events included) or the focus chain (activeElement through
+// shadow roots and frames). When that is a frame of another origin, the
+// frame and every frame above it are judged; an allowed frame is entered
+// and asked again (with the point translated into its viewport). Input that
+// would land in a refused frame, or in a frame that cannot be named, is not
+// sent. What remains is the time between this check and the browser's
+// delivery, a few milliseconds in which a page could still move a frame or
+// the focus; the check is repeated before every key stroke.
+
+// pointerAllowed refuses pointer input at (x, y) of the page viewport that
+// would land in a frame the Judge refuses.
+func (p *Page) pointerAllowed(ctx context.Context, x, y float64) error {
+	if p.opts.Judge == nil {
+		return nil
+	}
+	w, err := p.mainWorld(ctx)
+	if err != nil {
+		return p.readErr(ctx, err)
+	}
+	if err := p.admit(ctx, w); err != nil {
+		return p.readErr(ctx, err)
+	}
+	for depth := 0; depth <= maxFrameDepth; depth++ {
+		var r struct {
+			pageErr
+			Cross bool    `json:"cross"`
+			Key   string  `json:"key"`
+			X     float64 `json:"x"`
+			Y     float64 `json:"y"`
+		}
+		p.tagChildFrames(ctx, w)
+		if err := p.call(ctx, w, "hitFrame", map[string]any{"nonce": w.nonce, "x": x, "y": y}, false, &r); err != nil {
+			return p.readErr(ctx, err)
+		}
+		if r.Err != "" {
+			return p.readErr(ctx, errWorldGone)
+		}
+		if !r.Cross {
+			return nil
+		}
+		if w, err = p.reachFrame(ctx, r.Key, "the pointer"); err != nil {
+			return err
+		}
+		x, y = r.X, r.Y
+	}
+	return fsm.Refuse(fsm.OriginDenied, "the pointer is over frames nested too deep to judge")
+}
+
+// focusAllowed refuses key input while the focus is inside a frame the
+// Judge refuses.
+func (p *Page) focusAllowed(ctx context.Context) error {
+	if p.opts.Judge == nil {
+		return nil
+	}
+	w, err := p.mainWorld(ctx)
+	if err != nil {
+		return p.readErr(ctx, err)
+	}
+	if err := p.admit(ctx, w); err != nil {
+		return p.readErr(ctx, err)
+	}
+	for depth := 0; depth <= maxFrameDepth; depth++ {
+		var r struct {
+			pageErr
+			Cross bool   `json:"cross"`
+			Key   string `json:"key"`
+		}
+		p.tagChildFrames(ctx, w)
+		if err := p.call(ctx, w, "focusFrame", map[string]any{"nonce": w.nonce}, false, &r); err != nil {
+			return p.readErr(ctx, err)
+		}
+		if r.Err != "" {
+			return p.readErr(ctx, errWorldGone)
+		}
+		if !r.Cross {
+			return nil
+		}
+		if w, err = p.reachFrame(ctx, r.Key, "the focus"); err != nil {
+			return err
+		}
+	}
+	return fsm.Refuse(fsm.OriginDenied, "the focus is in frames nested too deep to judge")
+}
+
+// reachFrame judges the frame with key and returns our world in it; what
+// names the input (the pointer, the focus) words the refusal of a frame
+// that cannot be named.
+func (p *Page) reachFrame(ctx context.Context, key, what string) (*world, error) {
+	fid, ok := p.frameByKey(key)
+	if key == "" || !ok {
+		return nil, fsm.Refusef(fsm.OriginDenied, "%s is in a frame whose origin could not be established; nothing was sent", what)
+	}
+	w, err := p.frameWorld(ctx, fid)
+	if err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	return w, nil
+}
