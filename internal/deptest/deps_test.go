@@ -16,10 +16,15 @@ var forbidden = map[string][]string{
 	"reconnect": {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
 	"lease":     {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
 	"platform":  {"github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/consent", "github.com/webcodex/webcodex/reconnect", "github.com/webcodex/webcodex/lease"},
+	// The origin gate is a pure parser, so the approval digest (consent)
+	// can canonicalize allowlists with the gate's own rules: it must stay
+	// free of I/O and of the CDP transport.
+	"cdp/origin": {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
 }
 
-// pureParsers are net/ packages that parse text and open no sockets.
-var pureParsers = map[string]bool{"net/url": true, "net/netip": true}
+// pureParsers are packages that parse text and open no sockets: net/url,
+// net/netip, and the origin gate (its own rule above keeps it so).
+var pureParsers = map[string]bool{"net/url": true, "net/netip": true, "github.com/webcodex/webcodex/cdp/origin": true}
 
 func TestImportBoundaries(t *testing.T) {
 	for pkg, bad := range forbidden {
