@@ -170,6 +170,17 @@ document.getElementById('mine').addEventListener('focus', () => { if (window.ste
 <iframe id=f src="%s/secret" style="position:absolute;left:30px;top:30px;width:240px;height:120px;border:0;z-index:2"></iframe>
 <button style="position:absolute;left:40px;top:200px" onclick="clicks.push('free')">Free</button>
 <script>window.clicks = [];</script>`), denied)
+	case "/race":
+		// Where the allowed button and field are, the denied pages have
+		// their own button and focused field.
+		var b strings.Builder
+		for i := 1; i <= 300; i++ {
+			fmt.Fprintf(&b, `<p>Line %d <button>Item %d</button></p>`, i, i)
+		}
+		fmt.Fprintf(w, html5("Race", `<h1>ALLOWED-PAGE</h1>
+<button style="position:absolute;left:0;top:0;width:100%%;height:300px;%s" onclick="clicks.push(1)">Allowed button</button>
+<input aria-label="Allowed field" style="position:absolute;left:0;top:320px">
+<div style="position:absolute;top:360px">%s</div><script>window.clicks = [];</script>`), green, b.String())
 	default:
 		http.NotFound(w, r)
 	}

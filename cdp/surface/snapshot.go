@@ -657,13 +657,22 @@ func (p *Page) tagChildFrames(ctx context.Context, w *world) map[string]cdproto.
 		if err != nil || obj.Object == nil {
 			continue
 		}
-		tr, err := cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: "function(k){ return " + p.global + ".tagFrame(this, k); }",
-			ObjectID:            obj.Object.ObjectID,
-			Arguments:           []*runtime.CallArgument{{Value: []byte(quoteJS(key))}},
+		// Run in w, addressed by its unique id, with the element as an
+		// argument: the browser refuses an argument from another context
+		// (resolveNode's numeric context id could name one after a
+		// cross-process navigation).
+		call := runtime.CallFunctionOnParams{
+			FunctionDeclaration: "function(el, k){ return " + p.global + ".tagFrame(el, k); }",
+			Arguments:           []*runtime.CallArgument{{ObjectID: obj.Object.ObjectID}, {Value: []byte(quoteJS(key))}},
 			Silent:              new(true),
 			ReturnByValue:       new(true),
-		})
+		}
+		if w.uid != "" {
+			call.UniqueContextID = w.uid
+		} else {
+			call.ExecutionContextID = w.ctx
+		}
+		tr, err := cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, call)
 		if err == nil && tr.ExceptionDetails == nil {
 			p.mu.Lock()
 			if w.tagged == nil {
