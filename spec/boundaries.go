@@ -78,15 +78,21 @@ away from it. Attaching to a person's browser uses its own endpoint, after provi
 
 ## Denied origins are unreachable in owned browsers
 
-With an allowlist, an owned browser intercepts every request on the browser target before it leaves
-the browser and fails those whose URL the gate denies: navigations, each redirect hop, popups, form
-posts, fetch/XHR, subresources, iframes and workers' requests. A denied origin is therefore
-unreachable, not only invisible: its server sees nothing.
+With an allowlist, an owned browser is denied a way out in two layers, each judged by the same gate:
 
-Not covered: WebSocket handshakes are not visible to request interception in Chromium, so a page
-that opens a WebSocket to a denied origin reaches it (its messages never reach the agent: raw CDP
-cannot enable the network domain's frame events under an allowlist, and the diagnostics show only
-allowed requests). WebRTC and DNS lookups are not interception points either.
+1. Request interception on the browser target pauses every request of every page, frame, popup
+   and worker before it leaves the browser and fails those whose URL the gate denies: navigations,
+   each redirect hop, form posts, fetch/XHR, subresources and iframes.
+2. The browser's only route out is the Runner's SOCKS5 egress proxy (` + "`--proxy-server`" + `, with loopback
+   no longer bypassed): every connection it opens — WebSocket handshakes too, which request
+   interception never sees — is judged on its destination host and port before it is dialed, and a
+   denied one is refused without a packet reaching it. WebRTC may not use UDP outside the proxy, and
+   the proxy carries no UDP. The proxy listens on a loopback port but carries connections only to
+   allowed destinations, so another local process gains nothing by using it.
+
+A denied origin is therefore unreachable, not only invisible: its server sees nothing. Not covered:
+DNS lookups Chromium makes for prefetching are off (` + "`--disable-background-networking`" + `), and names
+are resolved by the proxy, after the verdict.
 
 In an attached browser nothing is blocked: the person's own browsing is theirs. What the agent does
 there is bounded by the frame rules above — nothing it types or clicks is delivered to a denied

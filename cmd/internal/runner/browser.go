@@ -50,6 +50,7 @@ type Browser struct {
 
 	gate    *origin.Gate       // the owner's allowlist for this browser
 	creator *localapi.Boundary // the creating client's boundary; nil: the owner at a terminal
+	egress  *egressProxy       // owned, with an allowlist: the browser's one way out
 
 	att      *fsm.Machine[lease.AttachState, lease.AttachTrigger, struct{}]
 	closing  sync.Once
@@ -136,6 +137,15 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	if !b.headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
 		b.release(lopts)
 		return localapi.BrowserInfo{}, fsm.Refuse(fsm.RequiresSetup, "a visible browser needs a display; pass --headless")
+	}
+	if !b.gate.OpenWeb() {
+		egress, err := startEgressProxy(b.gate)
+		if err != nil {
+			b.release(lopts)
+			return localapi.BrowserInfo{}, err
+		}
+		b.egress = egress
+		lopts.ExtraArgs = append(lopts.ExtraArgs, egress.launchArgs()...)
 	}
 	proc, err := platform.Launch(ctx, lopts)
 	if err != nil {
@@ -229,6 +239,9 @@ func lockState(s platform.LockState) lease.LockState {
 
 // release undoes what Launch prepared before the browser ran.
 func (b *Browser) release(lopts platform.LaunchOptions) {
+	if b.egress != nil {
+		b.egress.Close()
+	}
 	if b.procLease != nil {
 		b.procLease.Release()
 	}
@@ -464,6 +477,9 @@ func (r *Runner) closeBrowser(ctx context.Context, b *Browser) {
 			}
 		} else {
 			r.teardownOwned(ctx, b)
+			if b.egress != nil {
+				b.egress.Close() // after the browser: nothing is left to carry
+			}
 		}
 		b.c().Close()
 		b.mu.Lock()

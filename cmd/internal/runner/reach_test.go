@@ -9,11 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+	"github.com/gorilla/websocket"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 )
@@ -84,8 +86,9 @@ func targetURLs(t *testing.T, r *Runner, browserID string) []string {
 // an owned browser cannot make the browser send any request to a denied
 // origin, same-site on another port or cross-site: subresources, fetch,
 // XHR, iframes, a redirect, a script navigation, a form post and a popup
-// all fail before leaving the browser, so the denied servers see nothing
-// and nothing of theirs reaches the agent.
+// all fail before leaving the browser, and so do WebSockets (which request
+// interception never sees: the browser's egress proxy refuses them), so the
+// denied servers see nothing and nothing of theirs reaches the agent.
 func TestDeniedOriginsUnreachableInOwnedBrowser(t *testing.T) {
 	h := newHarness(t)
 	same, cross := newDeniedServer(t), newDeniedServer(t)
@@ -101,11 +104,21 @@ func TestDeniedOriginsUnreachableInOwnedBrowser(t *testing.T) {
 <script>
 const tries = [fetch("%[1]s/fetch?x"), fetch("%[2]s/fetch", {mode: "no-cors"}),
   new Promise(res => { const x = new XMLHttpRequest(); x.onloadend = res; x.open("GET", "%[1]s/xhr"); x.send(); }),
-  new Promise(res => { const i = new Image(); i.onload = i.onerror = res; i.src = "%[2]s/img"; })];
+  new Promise(res => { const i = new Image(); i.onload = i.onerror = res; i.src = "%[2]s/img"; }),
+  ...["%[3]s/ws", "%[4]s/ws", "%[5]s/ws"].map(u => new Promise(res => { const w = new WebSocket(u); w.onopen = w.onerror = res; }))];
 Promise.allSettled(tries).then(() => fetch("/settled"));
-</script>`, same.sameSite(), cross.crossSite())
+</script>`, same.sameSite(), cross.crossSite(),
+			wsURL(same.sameSite()), wsURL(cross.crossSite()), wsURL("http://"+r.Host))
 	})
 	mux.HandleFunc("/settled", func(w http.ResponseWriter, r *http.Request) { settled <- "subresources" })
+	var allowedWS atomic.Int32
+	up := websocket.Upgrader{}
+	mux.HandleFunc("/ws", func(w http.ResponseWriter, r *http.Request) {
+		if c, err := up.Upgrade(w, r, nil); err == nil {
+			allowedWS.Add(1)
+			c.Close()
+		}
+	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, same.sameSite()+"/redirected", http.StatusFound)
 	})
@@ -126,6 +139,9 @@ Promise.allSettled(tries).then(() => fetch("/settled"));
 	case <-settled:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the page's requests never settled")
+	}
+	if allowedWS.Load() == 0 {
+		t.Fatal("the page's WebSocket to its own, allowed origin did not open: the blocking is too wide")
 	}
 	// A popup to the denied origin: the new tab commits an error page at
 	// the denied URL without the request ever leaving the browser.
@@ -180,3 +196,6 @@ Promise.allSettled(tries).then(() => fetch("/settled"));
 		t.Fatalf("denied origins were reached: %q", got)
 	}
 }
+
+// wsURL turns an http base URL into its ws one.
+func wsURL(httpURL string) string { return "ws" + strings.TrimPrefix(httpURL, "http") }
