@@ -170,6 +170,10 @@ document.getElementById('mine').addEventListener('focus', () => { if (window.ste
 <iframe id=f src="%s/secret" style="position:absolute;left:30px;top:30px;width:240px;height:120px;border:0;z-index:2"></iframe>
 <button style="position:absolute;left:40px;top:200px" onclick="clicks.push('free')">Free</button>
 <script>window.clicks = [];</script>`), denied)
+	case "/object":
+		// An <object> of HTML holds a document as an <iframe> does.
+		fmt.Fprintf(w, html5("Object", `<div style="width:300px;height:40px;%s">ALLOWED</div>
+<object data="%s/secret" type="text/html" style="position:absolute;left:30px;top:60px;width:240px;height:120px"></object>`), green, denied)
 	case "/race":
 		// Where the allowed button and field are, the denied pages have
 		// their own button and focused field.
@@ -530,4 +534,36 @@ func rawEval(t *testing.T, p *Page, expr string) string {
 	var s string
 	_ = jsonUnmarshal(res.Result.Value, &s)
 	return s
+}
+
+// TestObjectElementIsAFrame: a denied document in an <object> is masked in
+// captures and out of reach of the pointer, like one in an <iframe>.
+func TestObjectElementIsAFrame(t *testing.T) {
+	s := newAttackSites(t)
+	for _, label := range []string{"B", "C"} {
+		t.Run(label, func(t *testing.T) {
+			ctx := tctx(t)
+			control, _ := testPage(t, "", Options{})
+			must(control.Navigate(ctx, s.a+"/object?to="+label))(t)
+			framesLoaded(t, control)
+			if n, _ := countRGB(t, must(control.Screenshot(ctx, ScreenshotOptions{}))(t), secretRGB, 40); n < 1000 {
+				t.Fatalf("without a Judge the object shows %d pixels of its colour: the fixture does not work", n)
+			}
+			p, _ := testPage(t, "", Options{Judge: s.gate.Check})
+			must(p.Navigate(ctx, s.a+"/object?to="+label))(t)
+			framesLoaded(t, p)
+			data := must(p.Screenshot(ctx, ScreenshotOptions{}))(t)
+			if n, _ := countRGB(t, data, secretRGB, 40); n != 0 {
+				t.Fatalf("%d pixels of the denied document in the object", n)
+			}
+			if n, _ := countRGB(t, data, allowedRGB, 30); n < 10000 {
+				t.Fatalf("only %d allowed pixels", n)
+			}
+			_, err := p.clickAt(ctx, 150, 120)
+			wantCode(t, err, fsm.OriginDenied)
+			if ev := s.flush(t, p, map[string]int{label: 1})[label]; ev != "" {
+				t.Fatalf("the denied document received %q", ev)
+			}
+		})
+	}
 }

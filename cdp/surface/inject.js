@@ -530,7 +530,7 @@
   function closedHosts() { return W.closed.slice(0, 16); }
 
   function tagFrame(el, key) {
-    if (el && (el.localName === 'iframe' || el.localName === 'frame')) {
+    if (isFrame(el)) {
       W.frameKeys.set(el, key);
       W.frameEls.set(key, new WeakRef(el));
       return true;
@@ -569,6 +569,9 @@
   }
 
   // ---------------------------------------------------------------- targets
+
+  const FRAME_TAGS = new Set(['iframe', 'frame', 'object', 'embed', 'fencedframe']);
+  const isFrame = el => el != null && FRAME_TAGS.has(el.localName);
 
   function deepQuery(sel) {
     const out = [];
@@ -1120,10 +1123,12 @@
   // named by the key Go tagged it with ('' when untagged: Go refuses what it
   // cannot name).
 
-  const isFrame = el => el != null && (el.localName === 'iframe' || el.localName === 'frame');
+  // Every element that can hold another document: an <object> or <embed>
+  // of HTML is a frame as much as an <iframe> is.
+  const FRAME_SEL = 'iframe,frame,object,embed,fencedframe';
 
   function contentDocOf(el) {
-    try { return el.contentDocument; } catch (e) { return null; }
+    try { return el.contentDocument || null; } catch (e) { return null; }
   }
 
   // contentBox returns the origin of el's content box (where its frame's
@@ -1229,7 +1234,7 @@
   // nothing and are left out.
   function frameLayout(a) {
     if (a.nonce !== W.nonce) return { err: 'stale' };
-    const els = new Set(deepQuery('iframe,frame'));
+    const els = new Set(deepQuery(FRAME_SEL));
     for (const r of W.frameEls.values()) { const el = r.deref(); if (el && el.isConnected) els.add(el); }
     const frames = [];
     for (const el of els) {
