@@ -58,6 +58,9 @@ type frameIndex map[cdproto.FrameID]frameNode
 func (p *Page) frames(ctx context.Context, children bool) (frameIndex, error) {
 	idx := frameIndex{}
 	tree, err := cdproto.Call(ctx, p.sess, page.GetFrameTree, cdproto.Empty{})
+	if isContextGone(err) {
+		return nil, errWorldGone // between two documents
+	}
 	if err != nil {
 		return nil, err
 	}

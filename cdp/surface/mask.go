@@ -175,6 +175,9 @@ func (p *Page) captureOnce(ctx context.Context, full bool, t *Target) ([]byte, e
 		return nil, p.readErr(ctx, err)
 	}
 	shot, err := cdproto.Call(ctx, p.sess, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+	if isContextGone(err) {
+		return nil, errLayoutChanged // the page is between two documents
+	}
 	if err != nil {
 		return nil, p.readErr(ctx, err)
 	}

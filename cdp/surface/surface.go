@@ -599,7 +599,7 @@ func isContextGone(err error) bool {
 	return strings.Contains(m, "Cannot find context") || strings.Contains(m, "Execution context was destroyed") ||
 		strings.Contains(m, "Inspected target navigated or closed") || strings.Contains(m, "No frame with given id") ||
 		strings.Contains(m, "Frame with the given id was not found") || strings.Contains(m, "Cannot find default execution context") ||
-		strings.Contains(m, "uniqueContextId not found")
+		strings.Contains(m, "uniqueContextId not found") || strings.Contains(m, "Not attached to an active page")
 }
 
 // sessionEnded reports whether err says the session or the connection is
