@@ -46,10 +46,11 @@ import (
 //     (device scale and zoom included), rounded outwards with one pixel to
 //     spare. A pinch-zoomed page with something to mask is refused.
 //
-// The capture is kept only when the second sample equals the first (frames,
-// their documents' loaders, boxes, scroll and viewport) and no frame was
-// attached, detached or navigated in between; otherwise it is discarded and
-// taken once more, then refused. A full-page capture first resizes the
+// The capture is kept only when the second sample, taken a frame later,
+// equals the first (the frames, their boxes, the loaders of the allowed
+// frames' documents, scroll and viewport) and no frame was attached or
+// detached in between; otherwise it is discarded and taken once more, then
+// refused. A full-page capture first resizes the
 // viewport to the page (as Chromium's own captureBeyondViewport does) so the
 // sample and the capture see the same layout, then clears the override
 // (which also clears one set through raw CDP). Left open: a page that moves
@@ -198,18 +199,19 @@ func (p *Page) captureOnce(ctx context.Context, full bool, t *Target) ([]byte, e
 	return p.paint(shot.Data, before, box)
 }
 
-// watchFrames reports whether a frame of the page session was attached,
-// detached or navigated, or a cross-site frame attached or detached, since
-// it was called. Events are queued on the wire before the responses that
-// follow them, so one sent before the second sample is seen.
+// watchFrames reports whether a frame was attached to or detached from the
+// page since it was called: a frame inserted and removed between the two
+// samples of a capture is in neither. (A frame that navigates changes its
+// loader in the samples.) Events are queued on the wire before the
+// responses that follow them, so one sent before the second sample is
+// seen.
 func (p *Page) watchFrames() (changed func() bool, stop func()) {
-	methods := []string{"Page.frameAttached", "Page.frameDetached", "Page.frameNavigated", "Target.attachedToTarget", "Target.detachedFromTarget"}
-	dropped := func() uint64 { return 0 }
-	if d, ok := p.sess.(interface{ Dropped() uint64 }); ok {
-		dropped = d.Dropped
+	methods := []string{"Page.frameAttached", "Page.frameDetached", "Target.attachedToTarget", "Target.detachedFromTarget"}
+	type queued struct {
+		method string
+		ch     <-chan jsonv2.Value
 	}
-	base := dropped()
-	var chans []<-chan jsonv2.Value
+	var subs []queued
 	var cancels []func()
 	var ordered <-chan cdp.Event
 	if o, ok := p.sess.(contextEvents); ok {
@@ -218,19 +220,44 @@ func (p *Page) watchFrames() (changed func() bool, stop func()) {
 	} else {
 		for _, m := range methods {
 			ch, cancel := p.sess.Subscribe(m)
-			chans, cancels = append(chans, ch), append(cancels, cancel)
+			subs, cancels = append(subs, queued{m, ch}), append(cancels, cancel)
 		}
 	}
+	counts := func(method string, params jsonv2.Value) bool {
+		if method != "Target.attachedToTarget" {
+			return true
+		}
+		// Workers attach too; only frames are drawn.
+		var ev struct {
+			TargetInfo struct {
+				Type string `json:"type"`
+			} `json:"targetInfo"`
+		}
+		return jsonv2.Unmarshal(params, &ev) != nil || ev.TargetInfo.Type == "iframe"
+	}
 	changed = func() bool {
-		if dropped() != base {
-			return true
+		for ordered != nil {
+			select {
+			case ev := <-ordered:
+				if counts(ev.Method, ev.Params) {
+					return true
+				}
+				continue
+			default:
+			}
+			break
 		}
-		if ordered != nil && len(ordered) > 0 {
-			return true
-		}
-		for _, ch := range chans {
-			if len(ch) > 0 {
-				return true
+		for _, q := range subs {
+			for {
+				select {
+				case v := <-q.ch:
+					if counts(q.method, v) {
+						return true
+					}
+					continue
+				default:
+				}
+				break
 			}
 		}
 		return false
@@ -273,7 +300,7 @@ func (p *Page) fitViewport(ctx context.Context) (func(), error) {
 // layout is one sample of what a capture shows. Two equal samples around a
 // capture mean the masks computed from the first fit it.
 type layout struct {
-	Loaders   map[cdproto.FrameID]cdproto.LoaderID // every frame's document
+	Loaders   map[cdproto.FrameID]cdproto.LoaderID // every allowed frame's document
 	View      rect                                 // innerWidth x innerHeight
 	Scroll    [2]float64
 	Visual    [3]float64 // visual viewport offset and scale
@@ -352,8 +379,12 @@ func (p *Page) sampleLayout(ctx context.Context) (*layout, error) {
 	if err != nil {
 		return nil, p.readErr(ctx, err)
 	}
+	// The documents shown unmasked: one replaced during the capture may be
+	// one the Judge refuses.
 	for fid, n := range idx {
-		l.Loaders[fid] = n.loader
+		if p.judgeChain(idx, fid) == nil {
+			l.Loaders[fid] = n.loader
+		}
 	}
 	if err := p.layoutIn(ctx, w, idx, l, xform{1, 1, 0, 0}, 0, nil, 0); err != nil {
 		return nil, err
