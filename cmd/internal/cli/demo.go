@@ -19,7 +19,7 @@ const demoPage = `<!doctype html>
 <style>body{font:18px system-ui,sans-serif;margin:3em;background:#f6f8fa} h1{color:#0b5394}</style></head>
 <body><h1>Hello from webcodex</h1>
 <p>This page was served on 127.0.0.1 by <code>webcodex demo</code>, opened in a headless Chromium that webcodex launched and owns,
-read back over one browser-level DevTools socket, and captured as a PNG.</p>
+read back over the browser's own DevTools pipe (no port is opened), and captured as a PNG.</p>
 <ul><li>ephemeral profile, removed on close</li><li>process group reaped on close</li></ul>
 </body></html>`
 
