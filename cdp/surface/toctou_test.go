@@ -23,7 +23,7 @@ import (
 
 // raceDelays are the delays, in milliseconds after the verb is about to
 // start, at which the page navigates away.
-var raceDelays = []int{0, 2, 5, 10, 20, 40, 80}
+var raceDelays = []int{0, 2, 5, 10, 20, 40, 80, 300}
 
 // raceVerb runs one verb on the allowed /race page (prepared by setup, when
 // set, before the navigation is armed) and returns what the agent would
