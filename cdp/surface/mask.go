@@ -122,14 +122,14 @@ func (r rect) grow(d float64) rect { return rect{r.x - d, r.y - d, r.w + 2*d, r.
 // targetBox resolves t (admitted, scrolled into view) and returns its box in
 // the page viewport and the viewport's size.
 func (p *Page) targetBox(ctx context.Context, t Target) (rect, rect, error) {
-	w, res, err := p.prepare(ctx, t, "screenshot", nil)
+	// prepare places a frame's element in the page viewport.
+	_, res, err := p.prepare(ctx, t, "screenshot", nil)
 	if err != nil {
 		return rect{}, rect{}, err
 	}
 	if res.W <= 0 || res.H <= 0 {
 		return rect{}, rect{}, fsm.Refuse(fsm.ElementHidden, "1 match with an empty box")
 	}
-	_ = w // prepare placed a frame's box in the page viewport
 	vp, err := p.viewport(ctx)
 	if err != nil {
 		return rect{}, rect{}, err
