@@ -42,7 +42,9 @@ func (p *Page) Upload(ctx context.Context, t Target, names ...string) (*ActionRe
 		return nil, err
 	}
 	out := &ActionResult{Action: "upload", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
-	ev, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, runtime.EvaluateParams{Expression: p.global + ".pendingElement()", ContextID: w.ctx, Silent: new(true)})
+	params := w.evaluate(p.global + ".pendingElement()") // pinned to the world's document, like every call
+	params.Silent = new(true)
+	ev, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, params)
 	if err != nil || ev.Result == nil || ev.Result.ObjectID == "" {
 		if err == nil {
 			err = errors.New("no element")
