@@ -231,9 +231,7 @@ func (p *Page) dispatch(ctx context.Context, fn func(ctx context.Context) error)
 	case err := <-done:
 		return nil, err
 	case <-dch:
-		p.mu.Lock()
-		d := p.dialog
-		p.mu.Unlock()
+		d := p.Dialog() // judged: a denied document's dialog shows its type only
 		if d == nil {
 			// Opened and closed already: wait for the acknowledgement.
 			select {
