@@ -1,9 +1,12 @@
 package cdp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -54,7 +57,8 @@ type Conn struct {
 	sessions map[string]*Session // flattened sessions by id; "" is the browser
 	err      error               // set once, when the connection ends
 
-	dropped atomic.Uint64
+	dropped   atomic.Uint64
+	oversized atomic.Uint64
 
 	done       chan struct{} // closed when the connection has ended
 	readerDone chan struct{} // closed when the reader goroutine returns
@@ -65,6 +69,7 @@ type Conn struct {
 // call is one command waiting for its response.
 type call struct {
 	session string
+	method  string
 	ch      chan response // buffered 1: the reader never blocks
 	// onResult, when set, runs in the reader goroutine on a successful
 	// response, before any later message is routed.
@@ -116,9 +121,13 @@ func (c *Conn) Err() error {
 	return c.err
 }
 
-// Dropped returns how many events were dropped on this connection because a
-// subscription's queue was full.
+// Dropped returns how many events were dropped on this connection: a
+// subscription's queue was full, or the event was above the socket's limit.
 func (c *Conn) Dropped() uint64 { return c.dropped.Load() }
+
+// Oversized returns how many inbound messages (replies and events) were
+// above the socket's limit and discarded.
+func (c *Conn) Oversized() uint64 { return c.oversized.Load() }
 
 // Close closes the socket, fails every call in flight with [ErrClosed], and
 // waits for the reader goroutine to return. It is idempotent; later calls
@@ -170,6 +179,10 @@ func (c *Conn) read() {
 	ctx := context.Background()
 	for {
 		msg, err := c.sock.ReadMessage(ctx)
+		if tl, ok := errors.AsType[*InboundTooLargeError](err); ok {
+			c.dispatchTooLarge(tl)
+			continue
+		}
 		if err != nil {
 			c.shutdown(err)
 			c.sock.Close()
@@ -177,6 +190,89 @@ func (c *Conn) read() {
 		}
 		c.dispatch(msg)
 	}
+}
+
+// dispatchTooLarge routes what is known of a message the socket discarded
+// because it was above its limit: the command whose reply it was fails with
+// the error (the connection and every other call go on), and an event is
+// counted as dropped on its session, so a reader of diagnostics sees a loss
+// marker rather than a gap.
+func (c *Conn) dispatchTooLarge(tl *InboundTooLargeError) {
+	c.oversized.Add(1)
+	id, method, ok := messageHead(tl.Head)
+	if ok && method == "" && id != 0 {
+		c.mu.Lock()
+		p := c.pending[id]
+		delete(c.pending, id)
+		c.mu.Unlock()
+		if p != nil {
+			e := *tl
+			e.Method = p.method
+			e.Head, e.Tail = nil, nil // nothing of the content leaves the reader
+			p.ch <- response{err: &e}
+		}
+		return
+	}
+	c.mu.Lock()
+	s := c.sessions[messageSession(tl.Tail)]
+	c.mu.Unlock()
+	if s == nil {
+		s = c.browser // unknown session: count it where the connection's owner looks
+	}
+	s.dropped.Add(1)
+	c.dropped.Add(1)
+}
+
+// messageHead reads the id and method of a message from its first bytes.
+// The browser writes them before the params or result, so the members are
+// read in order until the first that is not a scalar.
+func messageHead(head []byte) (id int64, method string, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, "", false
+	}
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return id, method, id != 0 || method != ""
+		}
+		key, _ := t.(string)
+		switch key {
+		case "id", "method":
+		default:
+			return id, method, id != 0 || method != "" // params, result: not read
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return id, method, id != 0 || method != ""
+		}
+		switch x := v.(type) {
+		case json.Number:
+			if key == "id" {
+				id, _ = x.Int64()
+			}
+		case string:
+			if key == "method" {
+				method = x
+			}
+		}
+	}
+}
+
+// sessionSuffix matches the sessionId the browser appends as the last
+// member of a message of a flattened session. Anchored at the end, it
+// cannot match text inside the params: a string there is followed by at
+// least the closing brace of params.
+var sessionSuffix = regexp.MustCompile(`,"sessionId":"([0-9A-Za-z]{1,64})"\}\s*$`)
+
+// messageSession returns the session id a message ends with ("" for the
+// browser session).
+func messageSession(tail []byte) string {
+	if m := sessionSuffix.FindSubmatch(tail); m != nil {
+		return string(m[1])
+	}
+	return ""
 }
 
 // inbound is a message from the browser: a response (ID set) or an event
@@ -324,7 +420,7 @@ func (c *Conn) call(ctx context.Context, s *Session, method string, params, resu
 	if err != nil {
 		return fmt.Errorf("cdp: %s: %w", method, err)
 	}
-	p := &call{session: s.id, ch: make(chan response, 1), onResult: onResult}
+	p := &call{session: s.id, method: method, ch: make(chan response, 1), onResult: onResult}
 	c.mu.Lock()
 	switch {
 	case c.err != nil:

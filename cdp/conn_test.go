@@ -199,15 +199,53 @@ func TestOversizeRefusedBeforeSend(t *testing.T) {
 	}
 }
 
-func TestInboundAboveLimitEndsConn(t *testing.T) {
+// TestInboundAboveLimitCostsOneMessage: a reply above the read limit fails
+// only its own call, naming the command and the limit, and an event above
+// it is counted as dropped on its session; the connection, the session and
+// the next call and event go on.
+func TestInboundAboveLimitCostsOneMessage(t *testing.T) {
 	const limit = 16 << 10
 	c := dial(t, cdp.DialOptions{MaxMessageSize: limit}, cdp.ConnOptions{})
 	s := newPage(t, c)
-	_, err := evalString(testContext(t), s, fmt.Sprintf("'x'.repeat(%d)", 2*limit))
-	if !errors.Is(err, cdp.ErrClosed) {
-		t.Fatalf("call with an oversize answer = %v, want ErrClosed", err)
+	ctx := testContext(t)
+	_, err := evalString(ctx, s, fmt.Sprintf("'x'.repeat(%d)", 2*limit))
+	tl, ok := errors.AsType[*cdp.InboundTooLargeError](err)
+	if !ok || tl.Method != cdpruntime.CommandEvaluate || tl.Limit != limit || tl.Size <= limit {
+		t.Fatalf("call with an oversize answer = %v, want an InboundTooLargeError for %s", err, cdpruntime.CommandEvaluate)
 	}
-	<-c.Done()
+	if len(tl.Head)+len(tl.Tail) != 0 {
+		t.Error("the caller's error carries message content")
+	}
+	if c.Err() != nil || s.Err() != nil {
+		t.Fatalf("the connection or session ended: %v, %v", c.Err(), s.Err())
+	}
+	if got, err := evalString(ctx, s, "'still' + ' here'"); err != nil || got != "still here" {
+		t.Fatalf("call after the oversize answer = %q, %v", got, err)
+	}
+
+	console, stop := s.Subscribe(cdpruntime.ConsoleAPICalled.Method)
+	defer stop()
+	if _, err := cdproto.Call(ctx, s, cdpruntime.Enable, cdproto.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	before := s.Dropped()
+	if _, err := evalString(ctx, s, fmt.Sprintf("console.log('y'.repeat(%d)), console.log('small'), 'ok'", 2*limit)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case raw := <-console:
+		if !strings.Contains(string(raw), "small") {
+			t.Fatalf("first console event delivered = %.200s, want the small one", raw)
+		}
+	case <-ctx.Done():
+		t.Fatal("the event after the oversize one never arrived")
+	}
+	if got := s.Dropped() - before; got != 1 {
+		t.Errorf("session dropped %d events, want 1 (the oversize one)", got)
+	}
+	if n := c.Oversized(); n != 2 {
+		t.Errorf("Oversized() = %d, want 2", n)
+	}
 }
 
 func TestLargeMessageRoundTrip(t *testing.T) {

@@ -17,29 +17,17 @@ import (
 // PipeOptions configures [NewPipeSocket]. The zero value uses the defaults.
 type PipeOptions struct {
 	// MaxMessageSize bounds an inbound message, in bytes; 0 means
-	// DefaultMaxMessageSize. A larger message fails the read with a
-	// [*ReadLimitError] and closes the socket: the stream cannot be resynced
-	// safely in the middle of a message.
+	// DefaultMaxMessageSize. A larger message is read to its delimiter and
+	// discarded, keeping only its head and tail: the read returns an
+	// [*InboundTooLargeError] and the socket stays usable (the NUL
+	// delimiter cannot occur inside a JSON text, so the stream stays in
+	// step).
 	MaxMessageSize int64
 	// MaxWriteSize bounds an outbound message, in bytes; 0 means
 	// DefaultMaxWriteSize. A larger message is refused with
 	// ErrMessageTooLarge before anything is sent.
 	MaxWriteSize int
 }
-
-// ReadLimitError is the error for an inbound message above a socket's read
-// limit. The socket was closed, so it wraps [ErrClosed].
-type ReadLimitError struct {
-	Limit int64
-}
-
-// Error implements error.
-func (e *ReadLimitError) Error() string {
-	return fmt.Sprintf("cdp: read: inbound message above the limit of %d bytes", e.Limit)
-}
-
-// Unwrap returns ErrClosed.
-func (e *ReadLimitError) Unwrap() error { return ErrClosed }
 
 // ErrNULInMessage is wrapped by the error for an outbound message that
 // contains a NUL byte, the pipe's message delimiter: sent, it would reach
@@ -57,8 +45,9 @@ const pipeReadBuffer = 64 << 10
 // listens: only the holder of the pipe's ends can speak to the browser.
 //
 // Reads are bounded by the read limit while they are assembled, never
-// after. A read that ctx cancels keeps what it had read, so the next read
-// resumes the same message. A write that fails part-way leaves the browser
+// after: past the limit the rest of the message streams past into a
+// discard that keeps its head and tail. A read that ctx cancels keeps what
+// it had read (or discarded), so the next read resumes the same message. A write that fails part-way leaves the browser
 // with half a message, so the socket refuses every later write.
 type PipeSocket struct {
 	fromBrowser *os.File
@@ -68,7 +57,8 @@ type PipeSocket struct {
 
 	// Touched only by the reader (one ReadMessage at a time).
 	br      *bufio.Reader
-	partial []byte // the start of a message whose read was cancelled
+	partial []byte   // the start of a message whose read was cancelled
+	over    *discard // set while a message above the limit streams past
 
 	wmu    sync.Mutex
 	wbuf   []byte // message plus delimiter, reused between writes
@@ -117,10 +107,23 @@ func (s *PipeSocket) ReadMessage(ctx context.Context) ([]byte, error) {
 		if err == nil {
 			chunk = chunk[:len(chunk)-1] // the delimiter
 		}
-		if int64(len(s.partial))+int64(len(chunk)) > s.maxRead {
+		if s.over == nil && int64(len(s.partial))+int64(len(chunk)) > s.maxRead {
+			s.over = &discard{}
+			s.over.write(s.partial)
 			s.partial = nil
-			s.Close()
-			return nil, &ReadLimitError{Limit: s.maxRead}
+		}
+		if s.over != nil {
+			s.over.write(chunk)
+			switch {
+			case err == nil:
+				tooLarge := s.over.err(s.maxRead)
+				s.over = nil
+				return nil, tooLarge
+			case errors.Is(err, bufio.ErrBufferFull):
+				continue
+			default:
+				return nil, s.failure("read", ctx, err)
+			}
 		}
 		switch {
 		case err == nil:

@@ -105,41 +105,49 @@ func TestPipeMessagesAreCopies(t *testing.T) {
 	}
 }
 
-// TestPipeReadLimit: a message above the limit fails before its end has
-// arrived (the writer never sends a NUL), with a typed error that reports
-// the socket closed; one exactly at the limit passes.
+// TestPipeReadLimit: a message above the limit is read to its delimiter
+// and discarded, keeping its head and tail, with a typed error that leaves
+// the socket usable; a read cancelled in the middle of the discard resumes
+// it; one exactly at the limit passes, and so does the message after.
 func TestPipeReadLimit(t *testing.T) {
 	const limit = 100 << 10 // above the 64 KiB read buffer, so the check spans fills
 	e := newPipeEnds(t, cdp.PipeOptions{MaxMessageSize: limit})
 	at := bytes.Repeat([]byte("a"), limit)
-	go func() { // ends at a write error once the socket closes
-		if _, err := e.toSock.Write(append(at, 0)); err != nil {
-			return
-		}
-		chunk := bytes.Repeat([]byte("b"), 32<<10)
-		for {
-			if _, err := e.toSock.Write(chunk); err != nil {
-				return
-			}
-		}
+	head := `{"method":"Runtime.consoleAPICalled","params":{"args":[{"value":"`
+	tail := `"}]},"sessionId":"ABCDEF0123"}`
+	over := head + strings.Repeat("b", 3*limit) + tail
+	go func() {
+		e.toSock.Write(append(at, 0))
+		// The oversized message arrives in two parts, with a cancelled
+		// read in between.
+		e.toSock.Write([]byte(over[:2*limit]))
 	}()
 	got, err := readOne(t, e.sock)
 	if err != nil || len(got) != limit {
 		t.Fatalf("message at the limit: %d bytes, %v", len(got), err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := e.sock.ReadMessage(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("read of half an oversized message = %v, want its deadline", err)
+	}
+	go e.toSock.Write([]byte(over[2*limit:] + "\x00" + `{"id":9}` + "\x00"))
 	_, err = readOne(t, e.sock)
-	var rl *cdp.ReadLimitError
-	if !errors.As(err, &rl) || rl.Limit != limit || !errors.Is(err, cdp.ErrClosed) {
-		t.Fatalf("message above the limit: %v, want a *ReadLimitError wrapping ErrClosed", err)
+	tl, ok := errors.AsType[*cdp.InboundTooLargeError](err)
+	if !ok || !errors.Is(err, cdp.ErrMessageTooLarge) || errors.Is(err, cdp.ErrClosed) {
+		t.Fatalf("message above the limit: %v, want an *InboundTooLargeError wrapping ErrMessageTooLarge", err)
 	}
-	if errors.Is(err, cdp.ErrMessageTooLarge) {
-		t.Error("an inbound overflow claims the socket stays usable (ErrMessageTooLarge)")
+	if tl.Limit != limit || tl.Size != int64(len(over)) {
+		t.Errorf("size %d, limit %d; want %d, %d", tl.Size, tl.Limit, len(over), limit)
 	}
-	if _, err := readOne(t, e.sock); !errors.Is(err, cdp.ErrClosed) {
-		t.Errorf("read after the overflow = %v, want ErrClosed", err)
+	if !strings.HasPrefix(over, string(tl.Head)) || !strings.HasPrefix(string(tl.Head), head) || !strings.HasSuffix(string(tl.Tail), tail) || len(tl.Head)+len(tl.Tail) > 5<<10 {
+		t.Errorf("kept %d head bytes %.80q and tail %q", len(tl.Head), tl.Head, tl.Tail)
 	}
-	if err := e.sock.WriteMessage(context.Background(), []byte(`{}`)); !errors.Is(err, cdp.ErrClosed) {
-		t.Errorf("write after the overflow = %v, want ErrClosed", err)
+	if got, err := readOne(t, e.sock); err != nil || string(got) != `{"id":9}` {
+		t.Fatalf("message after the discarded one = %q, %v", got, err)
+	}
+	if err := e.sock.WriteMessage(context.Background(), []byte(`{}`)); err != nil {
+		t.Errorf("write after the discard = %v", err)
 	}
 }
 

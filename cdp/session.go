@@ -87,15 +87,18 @@ func (s *Session) Err() error {
 	return s.err
 }
 
-// Dropped returns how many events of this session were dropped because a
-// subscription's queue was full. A consumer that needs every event compares
-// it before and after; events are never silently reordered, only dropped.
+// Dropped returns how many events of this session were dropped: a
+// subscription's queue was full, or the event was above the socket's read
+// limit (discarded unread). A consumer that needs every event compares it
+// before and after; events are never silently reordered, only dropped.
 func (s *Session) Dropped() uint64 { return s.dropped.Load() }
 
 // Call sends the command method with params (encoded with cdproto's jsonv2;
 // nil sends none) and decodes the result into result (nil discards it). It
 // returns a *[ProtocolError] for an error response, and errors wrapping
-// ctx.Err(), [ErrClosed], [ErrDetached] or [ErrMessageTooLarge].
+// ctx.Err(), [ErrClosed], [ErrDetached] or [ErrMessageTooLarge] (a
+// *[TooLargeError] for a command above the write limit, nothing sent; an
+// *[InboundTooLargeError] for a reply above the read limit, discarded).
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
 	return s.conn.call(ctx, s, method, params, result, nil)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"sync"
@@ -27,8 +28,9 @@ const (
 // DialOptions configures [DialWebSocket]. The zero value uses the defaults.
 type DialOptions struct {
 	// MaxMessageSize bounds an inbound message, in bytes; 0 means
-	// DefaultMaxMessageSize. A larger message fails the read and, since a
-	// WebSocket cannot skip it, closes the socket.
+	// DefaultMaxMessageSize. A larger message is read to its end and
+	// discarded: the read returns an [*InboundTooLargeError] and the socket
+	// stays usable.
 	MaxMessageSize int64
 	// MaxWriteSize bounds an outbound message, in bytes; 0 means
 	// DefaultMaxWriteSize. The write buffer is at least this large, because
@@ -109,7 +111,7 @@ func DialWebSocket(ctx context.Context, wsURL string, opts DialOptions) (Socket,
 		}
 		return nil, fmt.Errorf("cdp: dial: %w", sanitize(err))
 	}
-	ws.SetReadLimit(opts.MaxMessageSize)
+	ws.SetReadLimit(0) // no limit of gorilla's: it would close the socket (ReadMessage applies ours)
 	return &wsSocket{ws: ws, maxRead: opts.MaxMessageSize, maxWrite: opts.MaxWriteSize, closed: make(chan struct{})}, nil
 }
 
@@ -156,11 +158,34 @@ func (s *wsSocket) ReadMessage(ctx context.Context) ([]byte, error) {
 		stop := context.AfterFunc(ctx, func() { s.ws.SetReadDeadline(past) })
 		defer stop()
 	}
-	_, msg, err := s.ws.ReadMessage()
+	_, r, err := s.ws.NextReader()
 	if err != nil {
 		return nil, s.failure("read", ctx, err)
 	}
-	return msg, nil
+	// The limit is ours, not gorilla's (whose limit closes the socket): read
+	// the message as a stream, and past the limit keep only its head and
+	// tail until its end.
+	msg, err := io.ReadAll(io.LimitReader(r, s.maxRead+1))
+	if err != nil {
+		return nil, s.failure("read", ctx, err)
+	}
+	if int64(len(msg)) <= s.maxRead {
+		return msg, nil
+	}
+	var d discard
+	d.write(msg)
+	msg = nil
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(buf)
+		d.write(buf[:n])
+		if err == io.EOF {
+			return nil, d.err(s.maxRead)
+		}
+		if err != nil {
+			return nil, s.failure("read", ctx, err)
+		}
+	}
 }
 
 func (s *wsSocket) WriteMessage(ctx context.Context, msg []byte) error {
@@ -195,9 +220,6 @@ func (s *wsSocket) failure(op string, ctx context.Context, err error) error {
 	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("cdp: %s: %w", op, ctx.Err())
-	}
-	if errors.Is(err, websocket.ErrReadLimit) {
-		return fmt.Errorf("cdp: %s: inbound message above the limit of %d bytes: %w", op, s.maxRead, ErrClosed)
 	}
 	return fmt.Errorf("cdp: %s: %w", op, sanitize(err))
 }

@@ -22,7 +22,7 @@ type limit struct {
 // themselves, so the table cannot drift from the code.
 func limits() []byte {
 	rows := []limit{
-		{"inbound CDP message", fmt.Sprintf("%d MiB (larger closes the socket)", cdp.DefaultMaxMessageSize>>20), "cdp.DefaultMaxMessageSize"},
+		{"inbound CDP message", fmt.Sprintf("%d MiB (larger is read as a stream and discarded: its command is refused, an event is counted as dropped; the socket stays open)", cdp.DefaultMaxMessageSize>>20), "cdp.DefaultMaxMessageSize"},
 		{"outbound CDP message", fmt.Sprintf("%d MiB (larger refused before sending; write buffer as large, so no fragmented frames)", cdp.DefaultMaxWriteSize>>20), "cdp.DefaultMaxWriteSize"},
 		{"events queued per subscription", fmt.Sprintf("%d (overflow dropped and counted)", cdp.DefaultEventQueue), "cdp.DefaultEventQueue"},
 		{"one socket write", cdp.DefaultWriteTimeout.String(), "cdp.DefaultWriteTimeout"},
