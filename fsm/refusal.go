@@ -43,6 +43,7 @@ const (
 	LimitExceeded         Code = "limit_exceeded"                  // a bound was hit (message size, queue, count)
 	DialogOpen            Code = "browser_dialog_open"             // a JavaScript dialog blocks the page
 	ProfileUnsafe         Code = "browser_profile_unsafe"          // the profile directory is not private
+	Timeout               Code = "timeout"                         // a deadline passed before what was waited for happened
 )
 
 // Codes lists every refusal code, in the order spec/refusals.md shows them.
@@ -54,6 +55,7 @@ var Codes = []Code{
 	NavigationFailed, InvalidArgument, NotFound, ScopeDenied, PolicyDenied,
 	ApprovalInvalid, LeaseHeld, OriginDenied, OutcomeUnknown, AttachmentLost,
 	DiagnosticsDiscarded, UploadDenied, LimitExceeded, DialogOpen, ProfileUnsafe,
+	Timeout,
 }
 
 // codeDocs is the one-line meaning and the caller's next step for each code.
@@ -89,6 +91,7 @@ var codeDocs = map[Code][2]string{
 	LimitExceeded:         {"A bound was hit (message size, queue, count).", "Ask for less (a cursor, a narrower scope)."},
 	DialogOpen:            {"A JavaScript dialog blocks the page.", "Accept or dismiss it first (`webcodex dialog PAGE --accept`)."},
 	ProfileUnsafe:         {"The profile directory is not private: a symlink, another owner, or a mode other than 0700.", "Fix the directory (owned by you, mode 0700, no symlinks) or choose another profile name."},
+	Timeout:               {"The call's deadline passed before what it waited for happened (the detail says what); nothing with an effect was left half-done, or the refusal would be outcome_unknown.", "Check the page or browser (`webcodex status` marks what does not answer), then retry or ask for less."},
 }
 
 var codePattern = regexp.MustCompile(`^[a-z_]+$`)
@@ -120,6 +123,8 @@ func (c Code) HTTPStatus() int {
 		return 501
 	case LimitExceeded:
 		return 413
+	case Timeout:
+		return 504
 	}
 	return 422
 }
