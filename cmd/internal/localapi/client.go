@@ -9,7 +9,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -67,17 +69,23 @@ func Call[Req, Resp any](ctx context.Context, c *Client, name string, req Req) (
 		}
 		hreq.Header.Set(BoundaryHeader, string(bh))
 	}
+	if err := setRequestHeaders(ctx, hreq.Header); err != nil {
+		return zero, fmt.Errorf("localapi: encode the caller: %w", err)
+	}
+	// Whether the request left decides what a lost answer means: before,
+	// the Runner is unreachable; after, an effect may have happened.
+	var sent atomic.Bool
+	hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(i httptrace.WroteRequestInfo) { sent.Store(i.Err == nil) },
+	}))
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
-		if ctx.Err() != nil {
-			return zero, fmt.Errorf("localapi: %s: %w", name, ctx.Err())
-		}
-		return zero, ErrUnreachable // the error text would name the socket path
+		return zero, lostCall(ctx, name, sent.Load(), err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
 	if err != nil {
-		return zero, fmt.Errorf("localapi: read %s: %w", name, err)
+		return zero, lostCall(ctx, name, true, err)
 	}
 	var env struct {
 		Result  json.RawMessage `json:"result"`

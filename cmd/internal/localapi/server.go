@@ -227,6 +227,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ctx = WithBoundary(ctx, b)
 	}
+	ctx, cancel, refusal := requestContext(ctx, r.Header)
+	defer cancel()
+	if refusal != nil {
+		writeRefusal(w, refusal)
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestBody+1))
 	if err != nil || len(body) > maxRequestBody {
 		writeRefusal(w, fsm.Refuse(fsm.LimitExceeded, "request body too large"))
