@@ -60,3 +60,6 @@ func RemoveStaleLock(userDataDir string) error { return unsupported("profile loc
 
 // UserDataDirOf is unsupported on this platform.
 func UserDataDirOf(pid int) (string, error) { return "", unsupported("profile identification") }
+
+// ProveProfile is unsupported on this platform.
+func ProveProfile(userDataDir string, pid int) error { return unsupported("profile identification") }

@@ -90,11 +90,15 @@ func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
 	if e.product == "" {
 		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint is not owned by a Chrome, Chromium or Edge process")
 	}
-	if e.profile, err = platform.UserDataDirOf(pid); err != nil {
+	// The profile's SingletonLock must name the listener's owner: evidence
+	// that survives the rewritten process title of a desktop session.
+	if wantProfile != "" {
+		if err := platform.ProveProfile(wantProfile, pid); err != nil {
+			return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint is owned by a browser running another profile").WithCause(err)
+		}
+		e.profile = wantProfile
+	} else if e.profile, err = platform.UserDataDirOf(pid); err != nil {
 		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint's owner could not be identified").WithCause(err)
-	}
-	if wantProfile != "" && !sameDir(wantProfile, e.profile) {
-		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint is owned by a browser running another profile")
 	}
 	if e.wsPath == "" {
 		port, path, err := platform.ReadDevToolsActivePort(e.profile)
@@ -107,12 +111,6 @@ func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
 		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint is not a browser-level DevTools endpoint")
 	}
 	return e, nil
-}
-
-func sameDir(a, b string) bool {
-	ra, err1 := filepath.EvalSymlinks(a)
-	rb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ra == rb
 }
 
 // ownerTries bounds the re-reads of a listener's owner while it is

@@ -109,7 +109,7 @@ func candidateState(dir string) string {
 	}
 	pid, err := platform.ListenerOwner(netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port)))
 	if err == nil {
-		if owner, err := platform.UserDataDirOf(pid); err == nil && sameDir(owner, dir) {
+		if platform.ProveProfile(dir, pid) == nil {
 			return CandidateReady
 		}
 	}
