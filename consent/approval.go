@@ -148,6 +148,10 @@ type Scope struct {
 	Evaluate        bool     `json:"evaluate"` // JavaScript evaluation and raw page CDP
 	Scopes          []string `json:"scopes"`   // canonical (CanonicalScopes)
 	ReconnectBudget int      `json:"reconnect_budget"`
+	// PressPrompt: webcodex may press the browser's own "Allow remote
+	// debugging?" prompt for the person (a ConsentUI adapter), once per
+	// connection. Omitted when false, so digests without it are unchanged.
+	PressPrompt bool `json:"press_prompt,omitempty"`
 }
 
 // Canonical returns s with its allowlist and scopes in canonical form, so
@@ -173,14 +177,15 @@ func (s Scope) Digest() [32]byte {
 // Covers reports whether an attach asking for n may use a grant of s: the
 // same Runner, session, browser process and endpoint, and nothing wider —
 // its allowlist covered entry by entry, evaluate only if s has it, its
-// scopes a subset, its reconnect budget no larger.
+// scopes a subset, its reconnect budget no larger, pressing the prompt
+// only if s has it.
 func (s Scope) Covers(n Scope) bool {
 	s, n = s.Canonical(), n.Canonical()
 	switch {
 	case s.RunnerInstance != n.RunnerInstance, s.Session != n.Session, s.BrowserID != n.BrowserID,
 		s.Fingerprint != n.Fingerprint, s.Endpoint != n.Endpoint:
 		return false
-	case n.Evaluate && !s.Evaluate, n.ReconnectBudget > s.ReconnectBudget:
+	case n.Evaluate && !s.Evaluate, n.ReconnectBudget > s.ReconnectBudget, n.PressPrompt && !s.PressPrompt:
 		return false
 	}
 	for _, sc := range n.Scopes {

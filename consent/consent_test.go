@@ -90,6 +90,7 @@ func TestDigestCoversEveryScopeField(t *testing.T) {
 		"evaluate":    func(s *Scope) { s.Evaluate = true },
 		"scopes":      func(s *Scope) { s.Scopes = append(s.Scopes, "browser:launch") },
 		"reconnect":   func(s *Scope) { s.ReconnectBudget = 4 },
+		"press":       func(s *Scope) { s.PressPrompt = true },
 	}
 	// Every field of Scope has a change above.
 	if n := reflect.TypeOf(Scope{}).NumField(); n != len(changes) {
@@ -142,6 +143,7 @@ func TestGrantCoversOnlyNarrower(t *testing.T) {
 		"another session": func(s *Scope) { s.Session = "s2" },
 		"another process": func(s *Scope) { s.Fingerprint = "1:1:/x" },
 		"more reconnects": func(s *Scope) { s.ReconnectBudget = 9 },
+		"pressing prompt": func(s *Scope) { s.PressPrompt = true },
 	}
 	for name, change := range wider {
 		s := testScope()

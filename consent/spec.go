@@ -28,8 +28,9 @@ var AttemptSpec = (&fsm.Spec[State, Trigger, Facts]{
 	Name:  "consent",
 	Title: "Consent: one attachment attempt",
 	Guards: "One attempt to attach to a person's running browser. Nothing connects before a person's approval mints a grant; " +
-		"the endpoint's owner is proven before dialing and again on the live socket; Chrome's own prompt is pressed at most once " +
-		"and only when exactly one candidate has full proof; a dismissal revokes the grant for good; every older capability is " +
+		"the endpoint's owner is proven before dialing and again on the live socket; Chrome's own prompt is pressed only under a grant " +
+		"that says the person allowed it, at most once (a press the browser ignores still counts), no sooner than a second after it " +
+		"was first seen, and only when exactly one candidate has full proof; a dismissal revokes the grant for good; every older capability is " +
 		"invalidated before the attachment is handed on.",
 	Initial: ApprovalRequired,
 	States: []fsm.StateDoc[State]{

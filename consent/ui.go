@@ -3,6 +3,7 @@ package consent
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Candidate is one consent prompt a ConsentUI adapter observed, with the
@@ -17,11 +18,14 @@ type Candidate struct {
 	Action      string // semantic action ("allow", "cancel")
 	Modal       bool   // the prompt is modal to a browser window
 	Observation uint64 // which observation produced it; a press names it
+	// Evidence summarizes the proof for the audit trail: never coordinates
+	// or names of other windows.
+	Evidence string
 }
 
 // ConsentUI observes and presses the browser's own consent prompt. Each
-// platform provides one; Linux ships [NoConsentUI], which observes nothing,
-// so the person answers Chrome's prompt themselves.
+// platform provides one (Linux: AT-SPI, in the Runner); [NoConsentUI]
+// observes nothing, so the person answers Chrome's prompt themselves.
 type ConsentUI interface {
 	// Observe returns the prompt candidates visible now for the browser with
 	// the given identity, within ctx's deadline.
@@ -43,8 +47,24 @@ type Identity struct {
 // is no longer current.
 var ErrStaleCandidate = errors.New("consent: candidate is stale")
 
-// NoConsentUI observes nothing. It is the Linux adapter: no accessibility
-// route to Chrome's prompt is proven there, so the person presses it.
+// ErrUnavailable is returned (wrapped, with the reason) by Observe when the
+// adapter cannot see this browser's prompt at all: the person answers it.
+var ErrUnavailable = errors.New("consent: the adapter cannot see this browser's prompt")
+
+// ErrPressDropped is returned by Press when the press was made but the
+// browser ignored it (the prompt stayed). It still was the attempt's one
+// press: nothing presses again.
+var ErrPressDropped = errors.New("consent: the browser ignored the press")
+
+// MinPressDelay is the least time between first observing a prompt and
+// pressing it. Chromium drops presses that come within about 320 ms of its
+// prompt appearing (and reports them as done); a person takes longer to read
+// it anyway.
+const MinPressDelay = time.Second
+
+// NoConsentUI observes nothing: the person presses the prompt. It is the
+// adapter wherever no accessibility route to Chrome's prompt is proven, and
+// for every grant that does not let webcodex press it.
 type NoConsentUI struct{}
 
 // Observe returns no candidates.

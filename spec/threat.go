@@ -36,10 +36,12 @@ words before answering (the terminal text and the elicitation message are the sa
 | evaluate | "Raw JavaScript evaluation: yes/no" | `+"`--allow-evaluate`"+` |
 | scopes | "Scopes: …" | an MCP server's `+"`--scopes`"+`; the CLI has every scope |
 | reconnect budget | "Reconnects: at most N" | the Runner |
+| pressing the prompt | "Press Chrome's own \"Allow remote debugging?\" prompt for you: yes/no" | `+"`--press-prompt`"+`; only such a grant lets the Runner press it (Linux: over AT-SPI, once per connection, at least a second after it appears, only a prompt proven to be this browser process's) |
 
 A grant serves a later attach only when that attach asks for the same or less: the same Runner, session, browser
 process and endpoint; allowlist entries each covered by an approved entry; evaluate only if approved; scopes a
-subset. Anything wider — another origin, evaluate on, another scope, another caller — needs a new approval. An
+subset; pressing the prompt only if approved. Anything wider — another origin, evaluate on, another scope,
+pressing the prompt, another caller — needs a new approval. An
 attach whose scope does not match a request it names is refused and leaves that request as it was: a mismatched
 attach never consumes another request's approval. A request lives %d minutes and is used once; a grant lives in
 memory only (%d minutes idle, %d hours in all).

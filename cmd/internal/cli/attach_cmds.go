@@ -42,6 +42,7 @@ func NewCmdAttach(f *Factory) *cobra.Command {
 	cmd.Flags().StringVar(&req.Endpoint, "endpoint", "", "the debugging endpoint, 127.0.0.1:PORT (loopback only)")
 	cmd.Flags().StringArrayVar(&req.Allow, "allow", nil, "origin the agent may read and act on (repeatable; none = nothing)")
 	cmd.Flags().BoolVar(&req.AllowEvaluate, "allow-evaluate", false, "allow JavaScript evaluation and raw page CDP on this attachment")
+	cmd.Flags().BoolVar(&req.PressPrompt, "press-prompt", false, "ask that webcodex press Chrome's own \"Allow remote debugging?\" prompt for the person (shown at approval; Linux X11 with accessibility on)")
 	cmd.Flags().StringVar(&req.Request, "request", "", "the approval request id to use (default: the one matching these arguments)")
 	return cmd
 }

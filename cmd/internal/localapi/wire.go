@@ -153,7 +153,11 @@ type AttachRequest struct {
 	Endpoint      string   `json:"endpoint,omitempty"`    // 127.0.0.1:PORT (loopback only)
 	Allow         []string `json:"allow,omitempty"`       // origin allowlist; empty = nothing
 	AllowEvaluate bool     `json:"allow_evaluate,omitempty"`
-	Request       string   `json:"request,omitempty"` // approval request id, when the caller names one
+	// PressPrompt asks that webcodex press the browser's own "Allow remote
+	// debugging?" prompt for the person (Linux: over AT-SPI); the approval
+	// shows it, and only a grant that says so lets the Runner press.
+	PressPrompt bool   `json:"pressPrompt,omitempty"`
+	Request     string `json:"request,omitempty"` // approval request id, when the caller names one
 	// Scopes are the caller's scopes (an MCP server's --scopes); nil is
 	// every scope (the CLI). They are part of what the person approves.
 	// The session a grant is bound to is never a field: the Runner derives

@@ -118,7 +118,7 @@ func scopeFor(e endpoint, req localapi.AttachRequest, session string) (consent.S
 	return consent.Scope{
 		Session: session, BrowserID: e.key(), Fingerprint: e.fingerprint(), Endpoint: e.wsURL(),
 		Allow: origin.Canonical(req.Allow), Evaluate: req.AllowEvaluate, Scopes: scopes,
-		ReconnectBudget: reconnect.MaxAttempts,
+		ReconnectBudget: reconnect.MaxAttempts, PressPrompt: req.PressPrompt,
 	}.Canonical(), nil
 }
 
@@ -134,13 +134,19 @@ func summary(e endpoint, s consent.Scope, who string) string {
 	if s.Evaluate {
 		eval = "yes"
 	}
+	press := "no: you answer it yourself"
+	if s.PressPrompt {
+		press = "yes: webcodex presses Allow for you, once per connection, at least a second after it appears, " +
+			"only after proving over the accessibility bus that the prompt belongs to this browser process"
+	}
 	return fmt.Sprintf("Attach webcodex to your running %s, process %d.\n"+
 		"Asked by: %s.\n"+
 		"It may read and act on tabs whose sites are allowed: %s.\n"+
 		"Raw JavaScript evaluation: %s. Scopes: %s. Reconnects: at most %d attempts per lost connection.\n"+
+		"Press Chrome's own \"Allow remote debugging?\" prompt for you: %s.\n"+
 		"The grant lives in this Runner's memory only: 30 minutes idle, 8 hours at most; a browser restart, another caller, "+
 		"or an attach asking for more sites, evaluation or scopes needs a new approval.",
-		e.product, e.fp.PID, who, allow, eval, strings.Join(s.Scopes, ", "), s.ReconnectBudget)
+		e.product, e.fp.PID, who, allow, eval, strings.Join(s.Scopes, ", "), s.ReconnectBudget, press)
 }
 
 // grantFor returns the live grant covering this attach, or a

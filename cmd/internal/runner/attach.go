@@ -213,7 +213,7 @@ func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
 	}
 	dctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	sock, err := r.dialUnderPrompt(dctx, cancel, b, m, &facts)
+	sock, unpressed, err := r.dialUnderPrompt(dctx, cancel, b, m, &facts)
 	if ref, ok := fsm.AsRefusal(err); ok && ref.Code == fsm.WrongTargetRefused {
 		return err
 	}
@@ -228,7 +228,7 @@ func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
 	case dctx.Err() != nil:
 		fire(consent.DeadlineExpired)
 		fire(consent.Refuse)
-		return fsm.Refuse(fsm.ConsentRequired, "Chrome's \"Allow remote debugging?\" prompt was not answered in time; answer it, then attach again")
+		return fsm.Refuse(fsm.ConsentRequired, "Chrome's \"Allow remote debugging?\" prompt was not answered in time; answer it, then attach again"+unpressed)
 	default:
 		fire(consent.DeadlineExpired)
 		fire(consent.Refuse)
@@ -259,17 +259,21 @@ type dialResult struct {
 }
 
 // dialUnderPrompt dials the one socket and, while Chrome holds its handshake
-// for the "Allow remote debugging?" prompt, lets the ConsentUI adapter
-// observe the prompt and press its one exact action, at most once. An
-// ambiguous or stale prompt ends the attempt with browser_wrong_target_refused
-// and nothing pressed twice.
-func (r *Runner) dialUnderPrompt(ctx context.Context, cancel context.CancelFunc, b *Browser, m *fsm.Machine[consent.State, consent.Trigger, consent.Facts], facts *consent.Facts) (cdp.Socket, error) {
+// for the "Allow remote debugging?" prompt, lets the ConsentUI adapter (only
+// where b's grant allows it) observe the prompt and press its one exact
+// action, at most once, and never sooner than consent.MinPressDelay (or
+// Options.PressDelay) after first seeing it. An ambiguous prompt ends the attempt with
+// browser_wrong_target_refused. A press the browser drops counts: the
+// attempt then waits for the person or its deadline. unpressed says, for a
+// deadline refusal, why webcodex pressed nothing ("" when it was not asked
+// to).
+func (r *Runner) dialUnderPrompt(ctx context.Context, cancel context.CancelFunc, b *Browser, m *fsm.Machine[consent.State, consent.Trigger, consent.Facts], facts *consent.Facts) (_ cdp.Socket, unpressed string, _ error) {
 	results := make(chan dialResult, 1)
 	go func() { // owned here: every path below receives its result
 		s, err := r.dial(ctx, b.ep)
 		results <- dialResult{s, err}
 	}()
-	abandon := func(reason string) (cdp.Socket, error) {
+	abandon := func(reason string) (cdp.Socket, string, error) {
 		cancel()
 		if res := <-results; res.sock != nil {
 			res.sock.Close()
@@ -278,38 +282,73 @@ func (r *Runner) dialUnderPrompt(ctx context.Context, cancel context.CancelFunc,
 			m.Fire(context.Background(), consent.DeadlineExpired)
 		}
 		m.Fire(context.Background(), consent.Refuse)
-		return nil, fsm.Refuse(fsm.WrongTargetRefused, reason)
+		return nil, "", fsm.Refuse(fsm.WrongTargetRefused, reason)
 	}
-	ui := r.opts.ConsentUI
-	if ui == nil {
-		ui = consent.NoConsentUI{}
+	ui := r.consentUIFor(b)
+	if ui != nil {
+		unpressed = " (webcodex did not see the prompt in time to press it)"
 	}
 	id := consent.Identity{PID: b.ep.fp.PID, StartTime: b.ep.fp.StartTime, Executable: b.ep.fp.Exe}
 	tick := time.NewTicker(observeInterval)
 	defer tick.Stop()
+	var firstSeen time.Time // when this attempt first saw candidates; zero while none
 	for {
 		select {
 		case res := <-results:
-			return res.sock, res.err
+			return res.sock, unpressed, res.err
 		case <-tick.C:
-			if m.State() != consent.ConnectingPendingConsent {
-				continue // pressed already: one consent action per attempt
+			if ui == nil || m.State() != consent.ConnectingPendingConsent {
+				continue // nothing to press with, or pressed already: one consent action per attempt
 			}
 			cands, err := ui.Observe(ctx, id)
-			if err != nil || len(cands) == 0 {
+			if errors.Is(err, consent.ErrUnavailable) {
+				why := unavailableReason(err)
+				r.auditConsentUI(ctx, b, &consentUIEvidence{Step: "unavailable", Outcome: why})
+				r.logf("runner: browser %s: the person answers the prompt: %s", b.id, why)
+				ui, unpressed = nil, " (webcodex could not press it: "+why+")"
 				continue
+			}
+			if err != nil || len(cands) == 0 {
+				firstSeen = time.Time{}
+				continue
+			}
+			if firstSeen.IsZero() {
+				firstSeen = time.Now()
+			}
+			if time.Since(firstSeen) < max(r.opts.PressDelay, consent.MinPressDelay) {
+				continue // Chrome drops early presses; judge the settled prompt
 			}
 			c, exact := consent.SelectExact(id, cands)
 			facts.ExactCandidate = exact
 			m.Fire(ctx, consent.PromptObserved)
+			r.auditConsentUI(ctx, b, &consentUIEvidence{Step: "observed", Candidates: len(cands), Exact: exact, Evidence: evidenceOf(cands)})
 			if !exact {
-				return abandon("the browser's consent prompt could not be identified exactly (a decoy, or several candidates); answer it yourself, then attach again")
+				return abandon("the browser's consent prompt could not be identified exactly (a decoy, several prompts, or a structure or language webcodex does not know); answer it yourself, then attach again")
 			}
 			if _, err := m.Fire(ctx, consent.Press); err != nil { // effect press_consent
 				return abandon("the consent prompt changed before it could be pressed")
 			}
-			if err := ui.Press(ctx, c); err != nil {
-				return abandon("the consent prompt changed between observation and press; nothing was pressed twice")
+			err = ui.Press(ctx, c)
+			r.auditConsentUI(ctx, b, &consentUIEvidence{Step: "press", Candidates: 1, Exact: true, Evidence: []string{c.Evidence},
+				Outcome: pressOutcome(err), ObservedMs: time.Since(firstSeen).Milliseconds()})
+			switch {
+			case err == nil: // taken: the handshake completes
+			case errors.Is(err, consent.ErrPressDropped):
+				// Counted as this attempt's press; never a second one.
+				unpressed = " (the browser ignored webcodex's one press; the prompt is still up)"
+			case errors.Is(err, consent.ErrStaleCandidate):
+				// Nothing was pressed: the prompt went, most likely because
+				// the person answered it, and the handshake says how.
+				t := time.NewTimer(staleGrace)
+				select {
+				case res := <-results:
+					t.Stop()
+					return res.sock, "", res.err
+				case <-t.C:
+				}
+				return abandon("the consent prompt changed between observation and press; nothing was pressed")
+			default:
+				return abandon("pressing the consent prompt failed; nothing is pressed again")
 			}
 		}
 	}

@@ -32,6 +32,9 @@ type auditRecord struct {
 	// Approvals only: how the answer came, the approving terminal and the
 	// processes driving it (approval.go).
 	Approval *approvalEvidence `json:"approval,omitempty"`
+	// The adapter's observations and press of the browser's own prompt
+	// (consentui.go).
+	ConsentUI *consentUIEvidence `json:"consent_ui,omitempty"`
 }
 
 // Caller names who asks for an effect, for the audit trail: the MCP

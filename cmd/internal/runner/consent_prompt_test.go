@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"net"
@@ -15,12 +16,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/consent"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/testlock"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -49,8 +53,15 @@ type headedChrome struct {
 	win     image.Rectangle // the browser window on the X screen
 }
 
-func startHeadedChrome(t *testing.T, x *xScreen, url string) *headedChrome {
+// headedOptions is how the person's desktop runs their Chrome.
+type headedOptions struct {
+	bus  string // the session bus address, as every desktop session has one
+	a11y bool   // accessibility on when it starts (ACCESSIBILITY_ENABLED=1)
+}
+
+func startHeadedChrome(t *testing.T, x *xScreen, url string, o headedOptions) *headedChrome {
 	t.Helper()
+	testlock.UserEnabledPort(t) // one browser on 9222 at a time, across packages
 	exe, err := platform.FindChromium()
 	if err != nil {
 		if testing.Short() {
@@ -106,6 +117,12 @@ func startHeadedChrome(t *testing.T, x *xScreen, url string) *headedChrome {
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + tmp,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"DISPLAY=" + x.display}
+	if o.bus != "" {
+		cmd.Env = append(cmd.Env, "DBUS_SESSION_BUS_ADDRESS="+o.bus)
+	}
+	if o.a11y {
+		cmd.Env = append(cmd.Env, "ACCESSIBILITY_ENABLED=1")
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
@@ -402,11 +419,14 @@ func handshakesOf(r *Runner) int {
 }
 
 // consentHarness is a Runner with a given consent deadline whose dialer
-// counts every connection to the browser (each would be one prompt).
-func consentHarness(t *testing.T, deadline time.Duration) *harness {
+// counts every connection to the browser (each would be one prompt), with
+// ui as its prompt adapter (nil: the platform's) and pressDelay (zero: the
+// minimum).
+func consentHarness(t *testing.T, deadline time.Duration, ui consent.ConsentUI, pressDelay time.Duration) *harness {
 	t.Helper()
 	h := &harness{t: t, dial: &cuttable{}, logs: &logSink{}}
-	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: h.logs.logf, NetDialContext: h.dial.dial, ConsentDeadline: deadline})
+	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: h.logs.logf, NetDialContext: h.dial.dial, ConsentDeadline: deadline,
+		ConsentUI: ui, PressDelay: pressDelay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,22 +456,66 @@ func (h *harness) approve(t *testing.T, x *xScreen, c *headedChrome, req localap
 	}
 }
 
+// countingUI counts what a real adapter is asked to do.
+type countingUI struct {
+	consent.ConsentUI
+	observes, presses atomic.Int32
+}
+
+func (c *countingUI) Observe(ctx context.Context, id consent.Identity) ([]consent.Candidate, error) {
+	c.observes.Add(1)
+	return c.ConsentUI.Observe(ctx, id)
+}
+
+func (c *countingUI) Press(ctx context.Context, cand consent.Candidate) error {
+	c.presses.Add(1)
+	return c.ConsentUI.Press(ctx, cand)
+}
+
+// auditConsentUI returns the audit's records of the prompt adapter.
+func auditConsentUI(t *testing.T, r *Runner) []consentUIEvidence {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(r.opts.StateDir, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []consentUIEvidence
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec auditRecord
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.ConsentUI != nil {
+			out = append(out, *rec.ConsentUI)
+		}
+	}
+	return out
+}
+
+// TestRealConsentPromptUnderXvfb: the person answers Chrome's own prompt
+// (Allow, Cancel, nothing) on a desktop with a session bus, where Chromium
+// rewrites its process title and attach still proves the profile. The
+// person let webcodex press the prompt, but the browser started with
+// accessibility off: the adapter is unavailable, presses nothing, and the
+// unanswered prompt's refusal says why.
 func TestRealConsentPromptUnderXvfb(t *testing.T) {
 	needXTools(t)
 	x := startXvfb(t, 1280, 900)
+	bus := startDesktopBus(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>user tab</title><p>the user's logged-in page</p><button>Save</button>`)
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	c := startHeadedChrome(t, x, srv.URL+"/")
+	c := startHeadedChrome(t, x, srv.URL+"/", headedOptions{bus: bus})
 	noPrompt(t, x, c, "before anything connected")
-	req := localapi.AttachRequest{ProfileDir: c.profile, Allow: []string{srv.URL}}
+	if title, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c.pid)); err != nil || bytes.Count(title, []byte{0}) > 1 {
+		t.Fatalf("Chromium kept its argv with a session bus (%v); this test no longer covers a rewritten title", err)
+	}
+	req := localapi.AttachRequest{ProfileDir: c.profile, Allow: []string{srv.URL}, PressPrompt: true}
 	ctx := context.Background()
+	ui := &countingUI{ConsentUI: newATSPIConsentUI(platform.DesktopEnv{SessionBus: bus, Display: x.display})}
 
 	// Allow: the held handshake completes; one socket, one prompt.
-	h := consentHarness(t, 30*time.Second)
+	h := consentHarness(t, 30*time.Second, ui, 0)
 	h.approve(t, x, c, req)
 	pending := attachAsync(h, req)
 	p := waitPrompt(t, x, c, pending, 20*time.Second)
@@ -539,7 +603,7 @@ func TestRealConsentPromptUnderXvfb(t *testing.T) {
 	// No answer: the prompt stays unanswered; the attach is refused when
 	// the consent deadline passes, not later.
 	const deadline = 4 * time.Second
-	h2 := consentHarness(t, deadline)
+	h2 := consentHarness(t, deadline, ui, 0)
 	h2.approve(t, x, c, req)
 	start := time.Now()
 	pending = attachAsync(h2, req)
@@ -548,8 +612,14 @@ func TestRealConsentPromptUnderXvfb(t *testing.T) {
 	h2.record(o.res, o.err)
 	took := o.at.Sub(start)
 	ref, ok := fsm.AsRefusal(o.err)
-	if !ok || ref.Code != fsm.ConsentRequired || !strings.Contains(ref.Detail, "not answered") {
-		t.Fatalf("unanswered prompt = %v, want %s saying it was not answered", o.err, fsm.ConsentRequired)
+	if !ok || ref.Code != fsm.ConsentRequired || !strings.Contains(ref.Detail, "not answered") || !strings.Contains(ref.Detail, "accessibility was off") {
+		t.Fatalf("unanswered prompt = %v, want %s saying it was not answered and why webcodex did not press it", o.err, fsm.ConsentRequired)
+	}
+	if n := ui.presses.Load(); n != 0 || ui.observes.Load() == 0 {
+		t.Fatalf("the adapter pressed %d times (observed %d), want it asked and pressing nothing", n, ui.observes.Load())
+	}
+	if recs := auditConsentUI(t, h2.r); len(recs) != 1 || recs[0].Step != "unavailable" || !strings.Contains(recs[0].Outcome, "accessibility was off") {
+		t.Fatalf("audit of the adapter = %+v, want one unavailable record with its reason", recs)
 	}
 	if took < deadline || took > deadline+3*time.Second {
 		t.Fatalf("unanswered prompt refused after %s, want the %s deadline", took, deadline)

@@ -2,10 +2,12 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,23 +22,42 @@ import (
 // run here: it shows the candidates a test scripts and, on a press of the
 // "allow" candidate, releases the held handshake as Chrome would.
 type fakeConsentUI struct {
-	mu      sync.Mutex
-	cands   func(consent.Identity) []consent.Candidate
-	stale   bool
-	presses atomic.Int32
-	release func()
+	mu         sync.Mutex
+	cands      func(consent.Identity) []consent.Candidate
+	stale      bool
+	pressErr   error // returned by Press instead of releasing the handshake
+	observeErr error
+	observes   atomic.Int32
+	presses    atomic.Int32
+	firstSeen  time.Time // when Observe first returned candidates
+	pressedAt  time.Time
+	release    func()
 }
 
 func (f *fakeConsentUI) Observe(_ context.Context, id consent.Identity) ([]consent.Candidate, error) {
+	f.observes.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.cands(id), nil
+	if f.observeErr != nil {
+		return nil, f.observeErr
+	}
+	cands := f.cands(id)
+	if len(cands) > 0 && f.firstSeen.IsZero() {
+		f.firstSeen = time.Now()
+	}
+	return cands, nil
 }
 
 func (f *fakeConsentUI) Press(_ context.Context, c consent.Candidate) error {
 	f.presses.Add(1)
+	f.mu.Lock()
+	f.pressedAt = time.Now()
+	f.mu.Unlock()
 	if f.stale {
 		return consent.ErrStaleCandidate
+	}
+	if f.pressErr != nil {
+		return f.pressErr
 	}
 	f.release()
 	return nil
@@ -48,7 +69,7 @@ func exactCandidate(id consent.Identity) consent.Candidate {
 
 // heldRunner is a Runner whose dials to the user's browser are held, as
 // Chrome holds the handshake while its prompt is up.
-func heldRunner(t *testing.T, h *harness, ui *fakeConsentUI) (*Runner, chan struct{}) {
+func heldRunner(t *testing.T, h *harness, ui *fakeConsentUI, deadline time.Duration) (*Runner, chan struct{}) {
 	t.Helper()
 	hold := make(chan struct{})
 	var once sync.Once
@@ -57,7 +78,7 @@ func heldRunner(t *testing.T, h *harness, ui *fakeConsentUI) (*Runner, chan stru
 	h.dial.hold = hold
 	h.dial.mu.Unlock()
 	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: h.logs.logf, NetDialContext: h.dial.dial,
-		ConsentDeadline: 2 * time.Second, ConsentUI: ui})
+		ConsentDeadline: deadline, ConsentUI: ui})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +88,7 @@ func heldRunner(t *testing.T, h *harness, ui *fakeConsentUI) (*Runner, chan stru
 
 func TestFakeConsentUIAdversarialPrompts(t *testing.T) {
 	u := startUsersChrome(t)
-	req := localapi.AttachRequest{ProfileDir: u.profile}
+	req := localapi.AttachRequest{ProfileDir: u.profile, PressPrompt: true}
 	cases := []struct {
 		name    string
 		cands   func(consent.Identity) []consent.Candidate
@@ -95,7 +116,7 @@ func TestFakeConsentUIAdversarialPrompts(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t)
 			ui := &fakeConsentUI{cands: c.cands, stale: c.stale}
-			r, _ := heldRunner(t, h, ui)
+			r, _ := heldRunner(t, h, ui, 3*time.Second) // room for the press, a second after the prompt
 			_, err := r.Attach(context.Background(), req)
 			r.broker.Approve(requestID(t, err))
 			start := time.Now()
@@ -111,6 +132,55 @@ func TestFakeConsentUIAdversarialPrompts(t *testing.T) {
 			}
 			if c.want != "" && r.handshakes != 0 {
 				t.Fatalf("a refused attempt counted %d sockets", r.handshakes)
+			}
+			if c.presses > 0 {
+				if waited := ui.pressedAt.Sub(ui.firstSeen); waited < consent.MinPressDelay {
+					t.Fatalf("pressed %s after the prompt was first observed, want at least %s", waited, consent.MinPressDelay)
+				}
+			}
+		})
+	}
+}
+
+// TestFakeConsentUIOnlyWhenGranted: the adapter is used only when the
+// person's approval let webcodex press the prompt; a press the browser
+// drops is the attempt's one press; an unavailable adapter leaves the
+// prompt to the person and the refusal says why.
+func TestFakeConsentUIOnlyWhenGranted(t *testing.T) {
+	u := startUsersChrome(t)
+	exact := func(id consent.Identity) []consent.Candidate { return []consent.Candidate{exactCandidate(id)} }
+	cases := []struct {
+		name       string
+		press      bool // the attach asks (and the person approves) that webcodex press
+		pressErr   error
+		observeErr error
+		detail     string // in the deadline refusal
+		observes   func(int32) bool
+		presses    int32
+	}{
+		{"not granted: never observed, never pressed", false, nil, nil, "not answered in time", func(n int32) bool { return n == 0 }, 0},
+		{"a dropped press is not repeated", true, consent.ErrPressDropped, nil, "ignored webcodex's one press", func(n int32) bool { return n >= 1 }, 1},
+		{"unavailable: the person answers", true, nil, fmt.Errorf("%w: accessibility was off when it started", consent.ErrUnavailable),
+			"could not press it: accessibility was off when it started", func(n int32) bool { return n == 1 }, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t)
+			ui := &fakeConsentUI{cands: exact, pressErr: c.pressErr, observeErr: c.observeErr}
+			r, _ := heldRunner(t, h, ui, 2500*time.Millisecond)
+			req := localapi.AttachRequest{ProfileDir: u.profile, PressPrompt: c.press}
+			_, err := r.Attach(context.Background(), req)
+			r.broker.Approve(requestID(t, err))
+			_, err = r.Attach(context.Background(), req)
+			ref, ok := fsm.AsRefusal(err)
+			if !ok || ref.Code != fsm.ConsentRequired || !strings.Contains(ref.Detail, c.detail) {
+				t.Fatalf("attach = %v, want %s saying %q", err, fsm.ConsentRequired, c.detail)
+			}
+			if n := ui.observes.Load(); !c.observes(n) {
+				t.Fatalf("%d observations", n)
+			}
+			if n := ui.presses.Load(); n != c.presses {
+				t.Fatalf("%d presses, want %d", n, c.presses)
 			}
 		})
 	}

@@ -39,9 +39,14 @@ type Options struct {
 	// prompt; zero means DefaultConsentDeadline.
 	ConsentDeadline time.Duration
 	// ConsentUI observes and presses the browser's own consent prompt while
-	// a handshake is held; nil means consent.NoConsentUI (Linux: the person
-	// answers Chrome's prompt).
+	// a handshake is held, for a browser whose grant lets webcodex press it;
+	// nil means the platform's (Linux: AT-SPI on this process's desktop
+	// session). Every other browser's prompt the person answers.
 	ConsentUI consent.ConsentUI
+	// PressDelay is how long the adapter lets a prompt stand before pressing
+	// it, so the person may answer it first; never below
+	// consent.MinPressDelay, which is also the default.
+	PressDelay time.Duration
 	// NetDialContext dials attached browsers' endpoints; nil means a plain
 	// dialer. Fault-injection tests wrap the real socket with it.
 	NetDialContext func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -72,6 +77,9 @@ func StateDir() (string, error) { return localapi.StateDir() }
 // New prepares a Runner: it makes the state root private and reaps what an
 // earlier Runner that died left behind.
 func New(opts Options) (*Runner, error) {
+	if opts.ConsentUI == nil {
+		opts.ConsentUI = defaultConsentUI()
+	}
 	if err := platform.EnsurePrivateDir(opts.StateDir); err != nil {
 		return nil, fmt.Errorf("runner: state root: %w", err)
 	}
@@ -119,6 +127,9 @@ func (r *Runner) Shutdown(ctx context.Context) {
 	}
 	wg.Wait()
 	r.broker.Discard()
+	if c, ok := r.opts.ConsentUI.(interface{ Close() error }); ok {
+		c.Close() // the adapter's bus connection
+	}
 }
 
 // Status reports the Runner and its browsers.

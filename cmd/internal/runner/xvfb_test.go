@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -242,4 +244,68 @@ func (x *xScreen) saveShot(t *testing.T, name string) string {
 		return fmt.Sprintf("(screenshot failed: %v)", err)
 	}
 	return path
+}
+
+// startDesktopBus starts a private D-Bus session bus, as every desktop
+// session has, with its own XDG_RUNTIME_DIR (the accessibility bus it
+// activates on demand puts its socket there), and returns its address.
+// Cleanup stops the bus by its PID, then what it activated (at-spi's
+// launcher, bus and registry), found by that XDG_RUNTIME_DIR.
+func startDesktopBus(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("dbus-daemon"); err != nil {
+		if testing.Short() {
+			t.Skip("dbus-daemon missing (-short)")
+		}
+		t.Fatalf("dbus-daemon required: apt-get install -y dbus at-spi2-core (%v)", err)
+	}
+	runtime := t.TempDir()
+	cmd := exec.Command("dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address=1")
+	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+runtime)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		reapByEnv(t, "XDG_RUNTIME_DIR="+runtime)
+	})
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("dbus-daemon printed no address: %v", err)
+	}
+	return strings.TrimSpace(addr)
+}
+
+// reapByEnv ends the processes whose environment holds exactly entry (a
+// value only this test used), after giving them a moment to leave on
+// their own.
+func reapByEnv(t *testing.T, entry string) {
+	tagged := func() []int {
+		var pids []int
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err == nil && slices.ContainsFunc(bytes.Split(env, []byte{0}), func(kv []byte) bool { return string(kv) == entry }) {
+				pids = append(pids, pid)
+			}
+		}
+		return pids
+	}
+	for end := time.Now().Add(2 * time.Second); len(tagged()) > 0 && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond) // polling /proc
+	}
+	for _, pid := range tagged() {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	eventuallyT(t, 5*time.Second, "the session bus's services are gone", func() bool { return len(tagged()) == 0 })
 }
