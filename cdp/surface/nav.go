@@ -15,8 +15,8 @@ import (
 )
 
 // readReserve is kept from the caller's deadline to read the page back after
-// waiting for a load.
-const readReserve = 500 * time.Millisecond
+// waiting for a load (a page still loading may take a while to answer).
+const readReserve = 2 * time.Second
 
 // DocIdentity names the main document: an opaque id that changes with every
 // new document, and its live URL and title.
@@ -90,6 +90,12 @@ func (p *Page) Navigate(ctx context.Context, url string) (*NavResult, error) {
 	}
 	id, err := p.Identity(ctx)
 	if err != nil {
+		if !out.Loaded && fsm.IsCode(err, fsm.Timeout) {
+			// The document committed and is still loading (a huge page keeps
+			// its main thread busy): what is known is returned, not a
+			// failure; the identity stays empty.
+			return out, nil
+		}
 		return out, err
 	}
 	out.DocIdentity = *id
@@ -301,6 +307,13 @@ func (p *Page) Evaluate(ctx context.Context, expr string) (*EvalResult, error) {
 	ep := runtime.EvaluateParams{Expression: expr, AwaitPromise: new(true), ObjectGroup: "webcodex-eval", UniqueContextID: mainCtx}
 	res, err := cdproto.Call(ctx, p.sess, runtime.Evaluate, ep)
 	if err != nil {
+		if r := tooLarge("the value (the expression did run)", err); r != nil {
+			return nil, r
+		}
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// A script that never yields would wedge the tab for good.
+			return nil, p.timedOut(ctx, "the expression", err)
+		}
 		if isContextGone(err) {
 			return nil, fsm.Refuse(fsm.BindingStale, "the document was replaced before the expression ran").WithCause(err)
 		}

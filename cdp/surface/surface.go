@@ -618,7 +618,13 @@ func (p *Page) readErr(ctx context.Context, err error) error {
 		return err
 	}
 	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fsm.Refuse(fsm.Timeout, "the page did not answer before the call's deadline").WithCause(err)
+		}
 		return fmt.Errorf("surface: %w", ctx.Err())
+	}
+	if r := tooLarge("the browser's reply", err); r != nil {
+		return r
 	}
 	if errors.Is(err, cdp.ErrClosed) {
 		return fsm.Refuse(fsm.AttachmentLost, "the browser connection ended").WithCause(err)

@@ -20,6 +20,9 @@ type LaunchRequest struct {
 	Managed  string   `json:"managed,omitempty"`  // profile name; empty = ephemeral
 	Headless *bool    `json:"headless,omitempty"` // nil: ephemeral headless, managed visible
 	Allow    []string `json:"allow,omitempty"`    // origin allowlist for this browser
+	// Keep asks that the browser outlive the MCP session launching it:
+	// when the session ends it is released (adoptable by id), not closed.
+	Keep bool `json:"keep,omitempty"`
 }
 
 // BrowserInfo describes one browser. It never holds ports, URLs or paths.
@@ -34,6 +37,19 @@ type BrowserInfo struct {
 	// Attached browsers only.
 	GrantExpires *time.Time `json:"grant_expires,omitempty"`
 	AttemptsLeft *int       `json:"reconnect_attempts_left,omitempty"`
+	// Session is the MCP session that owns the browser, if any.
+	Session string `json:"session,omitempty"`
+	// Unresponsive: the browser did not answer within the status bound;
+	// its pages show what was last known of them.
+	Unresponsive bool `json:"unresponsive,omitempty"`
+	// LostReason says why a lost browser was lost: crashed (it exited on
+	// its own) or connection_lost. It stays listed until closed.
+	LostReason string `json:"lostReason,omitempty"`
+}
+
+// EndSessionResult reports the end of an MCP session.
+type EndSessionResult struct {
+	Ended int `json:"ended"` // browsers closed or detached
 }
 
 // PageInfo describes one page.
@@ -42,6 +58,9 @@ type PageInfo struct {
 	Browser string `json:"browser"`
 	URL     string `json:"url"`
 	Title   string `json:"title"`
+	// Unresponsive: the browser did not answer for this page within the
+	// status bound; URL and title are what was last known.
+	Unresponsive bool `json:"unresponsive,omitempty"`
 }
 
 // Status is the Runner's state.
@@ -85,6 +104,9 @@ type NavResult struct {
 	Page  string `json:"page"`
 	URL   string `json:"url"`
 	Title string `json:"title"`
+	// Loading: the document committed but had not loaded by the call's
+	// bound (a huge page); URL and title are what the browser knew then.
+	Loading bool `json:"loading,omitempty"`
 }
 
 // ReadRequest reads a page's visible text.

@@ -82,6 +82,7 @@ type SnapshotAfter struct {
 type launchIn struct {
 	Managed  string `json:"managed,omitempty" jsonschema:"name of a private managed profile kept between launches (1-48 of a-z 0-9 -); omit for a fresh temporary profile"`
 	Headless *bool  `json:"headless,omitempty" jsonschema:"run without a window; default true for a temporary profile, false for a managed one (a visible browser needs a display)"`
+	Keep     bool   `json:"keep,omitempty" jsonschema:"with a shared Runner (webcodex mcp --runner): keep the browser when this session ends, for a later session to adopt by id (browser_adopt); otherwise it is closed"`
 }
 
 type attachIn struct {

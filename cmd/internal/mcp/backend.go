@@ -32,6 +32,7 @@ type Backend interface {
 	ClosePage(context.Context, localapi.ClosePageRequest) (map[string]any, error)
 	CDP(context.Context, localapi.CDPRequest) (json.RawMessage, error)
 	Discover(context.Context, struct{}) (localapi.DiscoverResult, error)
+	Adopt(context.Context, localapi.BrowserRequest) (localapi.BrowserInfo, error)
 }
 
 // hostApprover is the second approval provider: only the embedded Runner
@@ -139,4 +140,14 @@ func (r Remote) CDP(ctx context.Context, req localapi.CDPRequest) (json.RawMessa
 
 func (r Remote) Discover(ctx context.Context, req struct{}) (localapi.DiscoverResult, error) {
 	return rcall[struct{}, localapi.DiscoverResult](ctx, r.C, "discover", req)
+}
+
+func (r Remote) Adopt(ctx context.Context, req localapi.BrowserRequest) (localapi.BrowserInfo, error) {
+	return rcall[localapi.BrowserRequest, localapi.BrowserInfo](ctx, r.C, "adopt", req)
+}
+
+// EndSession ends this server's session on the daemon: the browsers it
+// launched are closed (unless kept), those it attached detached.
+func (r Remote) EndSession(ctx context.Context) (localapi.EndSessionResult, error) {
+	return rcall[struct{}, localapi.EndSessionResult](ctx, r.C, "end_session", struct{}{})
 }

@@ -126,7 +126,19 @@ func runServer(f *cli.Factory, o cmdOptions) error {
 		// The daemon is shared: this server declares its owner's limits on
 		// every call, and sees only browsers created under the same ones.
 		c.Boundary = &localapi.Boundary{Allow: origin.Canonical(o.allow), AllowEvaluate: o.allowEvaluate, Scopes: scopes.List()}
-		opts.Backend = Remote{C: c}
+		remote := Remote{C: c}
+		opts.Backend = remote
+		// The daemon outlives this session: end it, so the browsers it
+		// launched close (unless kept) and those it attached detach. The
+		// daemon also ends it when this process is gone.
+		defer func() {
+			ectx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+			defer cancel()
+			ectx = localapi.WithCaller(ectx, localapi.Caller{Session: opts.Session})
+			if _, err := remote.EndSession(ectx); err != nil {
+				logger.Printf("ending the session on the Runner: %v", err)
+			}
+		}()
 	} else {
 		r, err := runner.New(runner.Options{StateDir: dir, Version: cli.Version, Logf: logger.Printf, UploadDir: o.uploadDir})
 		if err != nil {

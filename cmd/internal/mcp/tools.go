@@ -24,7 +24,7 @@ const (
 
 // toolOrder is the tool list in the order it is registered.
 var toolOrder = []string{
-	"browser_launch", "browser_attach", "browser_discover", "browser_status", "browser_reconnect", "browser_close",
+	"browser_launch", "browser_attach", "browser_discover", "browser_status", "browser_reconnect", "browser_close", "browser_adopt",
 	"browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_fill_form", "browser_press_key",
 	"browser_select_option", "browser_hover", "browser_wait_for", "browser_take_screenshot", "browser_evaluate",
 	"browser_file_upload", "browser_handle_dialog", "browser_tabs", "browser_console_messages",
@@ -56,6 +56,9 @@ func (s *Server) addTools() {
 	addTool(s, toolSpec{name: "browser_close", title: "Close or detach a browser", anyOf: []Scope{ScopeLaunch, ScopeControl}, destructive: true,
 		desc: "Close a browser webcodex launched (needs browser:launch), or detach from an attached one (needs browser:control; nothing of the person's is closed)."},
 		nil, s.closeBrowser)
+	addTool(s, toolSpec{name: "browser_adopt", title: "Adopt a kept browser", anyOf: []Scope{ScopeLaunch, ScopeControl},
+		desc: "With a shared Runner (webcodex mcp --runner): make a browser that an ended session kept (browser_launch keep) this session's, by its id. A session sees and acts only on browsers it launched, attached or adopted; a browser another session owns, or one created under other limits, is refused like an unknown id."},
+		nil, s.adopt)
 
 	addTool(s, toolSpec{name: "browser_navigate", title: "Navigate", anyOf: control, openWorld: true,
 		desc: "Load a URL in a page (default: the current page; with no browser yet, one is launched when the server grants browser:launch). The destination must be on the owner's allowed origins; the URL and title are read back live, and a redirect that leaves the allowed origins is reported and leaves the page unreadable."},
@@ -287,7 +290,7 @@ func (s *Server) launch(ctx context.Context, c *call, in launchIn) (any, error) 
 }
 
 func (s *Server) doLaunch(ctx context.Context, in launchIn) (map[string]any, error) {
-	bi, err := s.opts.Backend.Launch(ctx, localapi.LaunchRequest{Managed: in.Managed, Headless: in.Headless, Allow: s.opts.Allow})
+	bi, err := s.opts.Backend.Launch(ctx, localapi.LaunchRequest{Managed: in.Managed, Headless: in.Headless, Allow: s.opts.Allow, Keep: in.Keep})
 	if err != nil {
 		return nil, err
 	}
@@ -372,6 +375,24 @@ func (s *Server) closeBrowser(ctx context.Context, c *call, in browserIn) (any, 
 	return res, nil
 }
 
+func (s *Server) adopt(ctx context.Context, c *call, in browserIn) (any, error) {
+	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
+	defer cancel()
+	if in.Browser == "" {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "adopt needs the browser id")
+	}
+	bi, err := s.opts.Backend.Adopt(ctx, localapi.BrowserRequest{Browser: in.Browser})
+	if err != nil {
+		return nil, err
+	}
+	page := ""
+	if len(bi.Pages) > 0 {
+		page = bi.Pages[0].ID
+	}
+	s.setCurrent(bi.ID, page)
+	return map[string]any{"browser": bi, "page": page}, nil
+}
+
 // ---------------------------------------------------------------- pages
 
 func (s *Server) navigate(ctx context.Context, c *call, in navigateIn) (any, error) {
@@ -396,6 +417,9 @@ func (s *Server) navigate(ctx context.Context, c *call, in navigateIn) (any, err
 	}
 	s.setCurrent("", nav.Page)
 	out := map[string]any{"page": nav.Page, "url": nav.URL, "title": nav.Title}
+	if nav.Loading {
+		out["loading"] = true // committed, not loaded by the call's bound
+	}
 	if launched != "" {
 		out["launched_browser"] = launched
 	}

@@ -49,7 +49,8 @@ type asker struct {
 // `webcodex attach` run twice in one shell reuses a grant and another
 // terminal or program needs its own approval.
 func (r *Runner) askerOf(ctx context.Context) (asker, error) {
-	if c, ok := ctx.Value(callerKey{}).(Caller); ok && c.Session != "" {
+	_, remote := localapi.PeerFrom(ctx)
+	if c, ok := localapi.CallerFrom(ctx); ok && !remote { // a daemon's client is judged by its process below
 		a := asker{session: "mcp:" + c.Session}
 		self, _ := platform.ProcessRef(os.Getpid())
 		parent, _ := platform.Parent(os.Getpid())

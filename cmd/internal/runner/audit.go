@@ -37,24 +37,19 @@ type auditRecord struct {
 	ConsentUI *consentUIEvidence `json:"consent_ui,omitempty"`
 }
 
-// Caller names who asks for an effect, for the audit trail: the MCP
-// session and the tool it called. The local API has no such header, so
-// its records name the peer process instead.
-type Caller struct {
-	Session string
-	Tool    string
-}
-
-type callerKey struct{}
+// Caller names who asks for an effect, for the audit trail and session
+// ownership: the MCP session and the tool it called. An embedded server
+// puts it on the context; a `webcodex mcp --runner` server declares it on
+// every request (localapi.CallerHeader). A request without one (the CLI)
+// is recorded under its peer process.
+type Caller = localapi.Caller
 
 // WithCaller returns ctx carrying c for the audit records of the effects
 // run under it.
-func WithCaller(ctx context.Context, c Caller) context.Context {
-	return context.WithValue(ctx, callerKey{}, c)
-}
+func WithCaller(ctx context.Context, c Caller) context.Context { return localapi.WithCaller(ctx, c) }
 
 func callerFrom(ctx context.Context) Caller {
-	if c, ok := ctx.Value(callerKey{}).(Caller); ok {
+	if c, ok := localapi.CallerFrom(ctx); ok {
 		return c
 	}
 	if p, ok := localapi.PeerFrom(ctx); ok {

@@ -21,8 +21,14 @@ func (b *Browser) setCreator(ctx context.Context) {
 	}
 }
 
-// visibleTo reports whether the client making the request may see b.
+// visibleTo reports whether the client making the request may see b: its
+// boundary admits b, and its session owns b (session.go).
 func (b *Browser) visibleTo(ctx context.Context) bool {
+	return b.creatorAdmits(ctx) && b.ownedBy(ctx)
+}
+
+// creatorAdmits reports whether the client's boundary is b's creator's.
+func (b *Browser) creatorAdmits(ctx context.Context) bool {
 	cb, ok := localapi.BoundaryFrom(ctx)
 	if !ok {
 		return true
@@ -39,7 +45,8 @@ type addressed struct {
 // admit refuses a request that names a browser or page its client may not
 // see, before the operation runs.
 func (r *Runner) admit(ctx context.Context, req any) error {
-	if _, ok := localapi.BoundaryFrom(ctx); !ok {
+	_, bounded := localapi.BoundaryFrom(ctx)
+	if _, session := localapi.CallerFrom(ctx); !bounded && !session {
 		return nil
 	}
 	raw, err := json.Marshal(req)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"sync"
 	"time"
 
@@ -62,6 +63,13 @@ type Browser struct {
 	mu    sync.Mutex
 	conn  *cdp.Conn        // the one socket of the current generation
 	pages map[string]*Page // by opaque id
+	// session is the MCP session that owns b ("" none: the owner at a
+	// terminal, or released); keep asks that b outlive it (session.go).
+	session string
+	keep    bool
+	// lostReason says why an owned browser is lost (crashed, or its
+	// connection dropped); set once, as the machine moves to lost.
+	lostReason string
 }
 
 // c returns the connection of the current generation.
@@ -82,6 +90,10 @@ type Page struct {
 	opened  bool // webcodex opened it (attached browsers: may be closed by close_page)
 
 	raw rawSession // raw CDP's own session (rawsession.go)
+
+	// What the browser last said of the page, for a listing it does not
+	// answer in time; guarded by browser.mu.
+	lastURL, lastTitle string
 }
 
 var profileName = regexp.MustCompile(`^[a-z0-9-]{1,48}$`)
@@ -91,6 +103,8 @@ var profileName = regexp.MustCompile(`^[a-z0-9-]{1,48}$`)
 // headless).
 func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi localapi.BrowserInfo, err error) {
 	defer func() { r.auditBrowser(ctx, bi.ID, "launch", err) }()
+	ctx, settle := r.call(ctx, "", "the launch", r.callBound())
+	defer func() { err = settle(err) }()
 	r.mu.Lock()
 	closed := r.closed
 	r.mu.Unlock()
@@ -104,7 +118,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 			return localapi.BrowserInfo{}, err
 		}
 	}
-	b := &Browser{r: r, id: newID("b"), created: time.Now(), pages: map[string]*Page{}, done: make(chan struct{}), stop: make(chan struct{})}
+	b := &Browser{r: r, id: newID("b"), created: time.Now(), pages: map[string]*Page{}, done: make(chan struct{}), stop: make(chan struct{}), keep: req.Keep}
 	b.att = lease.OwnedAttachmentSpec.Build(nil)
 	var dropped []origin.Dropped
 	b.gate, dropped = origin.New(origin.Owned, req.Allow)
@@ -186,6 +200,7 @@ func (r *Runner) register(ctx context.Context, b *Browser, watch func()) error {
 		return errClosed // Shutdown has already collected the browsers to close
 	}
 	b.setCreator(ctx)
+	b.setSession(ctx)
 	r.browsers[b.id] = b
 	r.mu.Unlock()
 	if b.mode != localapi.ModeAttached {
@@ -431,23 +446,50 @@ func (a gateAdapter) Acquire(ctx context.Context) (func(), error) {
 	return t.Release, nil
 }
 
-// watch ends an owned browser when its process exits or its socket drops.
+// lostExitWait bounds the wait for an owned browser whose pipe dropped to
+// exit by itself before its group is reaped.
+const lostExitWait = 5 * time.Second
+
+// watch marks an owned browser lost when its process exits or its pipe
+// drops: what is left of its group is reaped, and it stays listed, lost
+// with the reason, until someone closes it.
 func (b *Browser) watch() {
 	defer b.watchWG.Done()
+	reason := "crashed"
 	select {
 	case <-b.proc.Exited():
-		b.r.logf("runner: browser %s exited", b.id)
+		b.r.logf("runner: browser %s exited on its own", b.id)
 	case <-b.c().Done():
 		b.r.logf("runner: browser %s: connection lost", b.id)
+		reason = "connection_lost"
+		t := time.NewTimer(lostExitWait)
+		select { // a browser whose pipe dropped is on its way out
+		case <-b.proc.Exited():
+			reason = "crashed" // it went by itself: the pipe was only the first sign
+		case <-t.C:
+		case <-b.stop:
+		}
+		t.Stop()
 	case <-b.stop:
 		return
 	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		b.r.closeBrowser(ctx, b)
-	}()
+	b.mu.Lock()
+	b.lostReason = reason
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if step, err := b.att.Fire(ctx, lease.AttachExited); err == nil && step.Effect == lease.EffectReap {
+		b.proc.Close(ctx, nil)
+	}
+	b.c().Close()
+	for _, p := range b.pageList() {
+		p.surf.Close()
+	}
 }
+
+// lost reports whether b is lost (an owned browser that crashed or
+// dropped its connection, not yet closed).
+func (b *Browser) lost() bool { return b.att.State() == lease.AttachLost }
 
 // Close closes (owned) or detaches from (attached) a browser.
 func (r *Runner) Close(ctx context.Context, req localapi.BrowserRequest) (_ localapi.CloseResult, err error) {
@@ -536,22 +578,72 @@ func (r *Runner) teardownOwned(ctx context.Context, b *Browser) {
 	b.proc.Close(ctx, nil) // reap_process_tree
 }
 
+// info describes b within statusBound whatever the browser does: its pages
+// come from one Target.getTargets, answered by the browser process; when
+// that does not answer in time, each page is listed with what was last
+// known of it and marked unresponsive, never left out.
 func (b *Browser) info(ctx context.Context) localapi.BrowserInfo {
+	b.mu.Lock()
+	session, reason := b.session, b.lostReason
+	b.mu.Unlock()
 	bi := localapi.BrowserInfo{
 		ID: b.id, Mode: b.mode, Profile: b.profile, State: string(b.att.State()),
 		Generation: uint64(b.gens.Current()), Headless: b.headless, Pages: []localapi.PageInfo{},
+		Session: session,
 	}
 	if b.mode == localapi.ModeAttached {
 		exp := b.grant.Expiry()
 		left := b.coord.AttemptsLeft()
 		bi.GrantExpires, bi.AttemptsLeft = &exp, &left
 	}
-	for _, p := range b.pageList() {
-		if pi := p.info(ctx); p.visible(pi) {
-			bi.Pages = append(bi.Pages, pi)
+	if b.lost() {
+		bi.LostReason = reason // its pages went with it
+		return bi
+	}
+	pages, answered := b.pageInfos(ctx)
+	bi.Pages, bi.Unresponsive = pages, !answered
+	return bi
+}
+
+// pageInfos lists b's visible pages within statusBound, and reports whether
+// the browser answered.
+func (b *Browser) pageInfos(ctx context.Context) ([]localapi.PageInfo, bool) {
+	ictx, cancel := context.WithTimeout(ctx, statusBound)
+	defer cancel()
+	var infos map[target.ID]*target.Info
+	answered := false
+	if c := b.c(); c != nil {
+		if res, err := cdproto.Call(ictx, c.Browser(), target.GetTargets, target.GetTargetsParams{}); err == nil {
+			answered = true
+			infos = make(map[target.ID]*target.Info, len(res.TargetInfos))
+			for _, ti := range res.TargetInfos {
+				if ti != nil {
+					infos[ti.TargetID] = ti
+				}
+			}
 		}
 	}
-	return bi
+	out := []localapi.PageInfo{}
+	for _, p := range b.pageList() {
+		pi := localapi.PageInfo{ID: p.id, Browser: b.id}
+		b.mu.Lock()
+		switch ti := infos[p.target]; {
+		case ti != nil:
+			p.lastURL, p.lastTitle = ti.URL, ti.Title
+			pi.URL, pi.Title = ti.URL, ti.Title
+		case answered:
+			b.mu.Unlock()
+			continue // closed meanwhile: followTargets retires it
+		default:
+			pi.URL, pi.Title, pi.Unresponsive = p.lastURL, p.lastTitle, true
+		}
+		b.mu.Unlock()
+		if p.visible(pi) {
+			out = append(out, pi)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, answered
 }
 
 func (b *Browser) pageList() []*Page {

@@ -38,6 +38,8 @@ const (
 // discarded and the call refused. The result is bounded.
 func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ json.RawMessage, err error) {
 	defer func() { r.auditPageOp(ctx, req.Page, "cdp:"+policyName(req.Method), "", err) }()
+	ctx, settle := r.call(ctx, req.Page, "the CDP command", r.callBound())
+	defer func() { err = settle(err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return nil, err

@@ -28,18 +28,17 @@ func (r *Runner) Pages(ctx context.Context, req localapi.BrowserRequest) ([]loca
 	if err != nil {
 		return nil, err
 	}
-	out := []localapi.PageInfo{}
-	for _, p := range b.pageList() {
-		if pi := p.info(ctx); p.visible(pi) {
-			out = append(out, pi)
-		}
-	}
+	// Within statusBound whatever the browser does; pages that did not
+	// answer are marked unresponsive, not left out.
+	out, _ := b.pageInfos(ctx)
 	return out, nil
 }
 
 // Open creates a page in the browser and, when a URL is given, navigates it.
 func (r *Runner) Open(ctx context.Context, req localapi.OpenRequest) (_ localapi.PageInfo, err error) {
 	defer func() { r.auditBrowser(ctx, req.Browser, "open_page", err) }()
+	ctx, settle := r.call(ctx, "", "opening the page", r.callBound())
+	defer func() { err = settle(err) }()
 	b, err := r.browser(req.Browser)
 	if err != nil {
 		return localapi.PageInfo{}, err
@@ -66,6 +65,8 @@ func (r *Runner) Open(ctx context.Context, req localapi.OpenRequest) (_ localapi
 // have left the allowlist).
 func (r *Runner) Goto(ctx context.Context, req localapi.GotoRequest) (_ localapi.NavResult, err error) {
 	defer func() { r.auditPageOp(ctx, req.Page, "navigate", req.URL, err) }()
+	ctx, settle := r.call(ctx, req.Page, "the navigation", r.callBound())
+	defer func() { err = settle(err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return localapi.NavResult{}, err
@@ -84,10 +85,31 @@ func (r *Runner) Goto(ctx context.Context, req localapi.GotoRequest) (_ localapi
 	if err != nil {
 		return localapi.NavResult{}, err
 	}
+	loading := !nav.Loaded && nav.Dialog == nil
+	if nav.URL == "" && loading {
+		// Committed and still loading (a huge document keeps the page's
+		// main thread busy): what the browser process knows is the answer.
+		if nav.URL, nav.Title, err = p.targetInfo(context.WithoutCancel(ctx)); err != nil {
+			return localapi.NavResult{}, err
+		}
+	}
 	if err := p.browser.gate.Check(nav.URL); err != nil {
 		return localapi.NavResult{}, leftAllowlist(err)
 	}
-	return localapi.NavResult{Page: p.id, URL: nav.URL, Title: nav.Title}, nil
+	p.remember(nav.URL, nav.Title)
+	return localapi.NavResult{Page: p.id, URL: nav.URL, Title: nav.Title, Loading: loading}, nil
+}
+
+// targetInfo is the page's URL and title as the browser process reports
+// them, within statusBound: it answers while the page's main thread is busy.
+func (p *Page) targetInfo(ctx context.Context) (string, string, error) {
+	ictx, cancel := context.WithTimeout(ctx, statusBound)
+	defer cancel()
+	res, err := cdproto.Call(ictx, p.browser.c().Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: p.target})
+	if err != nil || res.TargetInfo == nil {
+		return "", "", fsm.Refuse(fsm.Timeout, "the browser did not say where the navigating page is").WithCause(err)
+	}
+	return res.TargetInfo.URL, res.TargetInfo.Title, nil
 }
 
 // authorize judges the page's live URL (never a cached one): a page that
@@ -150,16 +172,27 @@ func leftAllowlist(err error) error {
 
 func (p *Page) info(ctx context.Context) localapi.PageInfo {
 	pi := localapi.PageInfo{ID: p.id, Browser: p.browser.id}
-	ictx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	if res, err := cdproto.Call(ictx, p.browser.conn.Browser(), target.GetTargetInfo, target.GetTargetInfoParams{TargetID: p.target}); err == nil && res.TargetInfo != nil {
-		pi.URL, pi.Title = res.TargetInfo.URL, res.TargetInfo.Title
+	if u, title, err := p.targetInfo(ctx); err == nil {
+		pi.URL, pi.Title = u, title
+		p.remember(u, title)
+	} else {
+		pi.Unresponsive = true
 	}
 	return pi
 }
 
+// remember keeps what the browser last said of the page, for a listing it
+// does not answer in time.
+func (p *Page) remember(url, title string) {
+	p.browser.mu.Lock()
+	p.lastURL, p.lastTitle = url, title
+	p.browser.mu.Unlock()
+}
+
 // Read returns the page's visible text, bounded, with a truncation marker.
-func (r *Runner) Read(ctx context.Context, req localapi.ReadRequest) (localapi.ReadResult, error) {
+func (r *Runner) Read(ctx context.Context, req localapi.ReadRequest) (_ localapi.ReadResult, err error) {
+	ctx, settle := r.call(ctx, req.Page, "reading the page", r.callBound())
+	defer func() { err = settle(err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return localapi.ReadResult{}, err
@@ -180,7 +213,9 @@ func (r *Runner) Read(ctx context.Context, req localapi.ReadRequest) (localapi.R
 }
 
 // Screenshot captures the viewport, the full page or one element as PNG.
-func (r *Runner) Screenshot(ctx context.Context, req localapi.ScreenshotRequest) (localapi.ScreenshotResult, error) {
+func (r *Runner) Screenshot(ctx context.Context, req localapi.ScreenshotRequest) (_ localapi.ScreenshotResult, err error) {
+	ctx, settle := r.call(ctx, req.Page, "the screenshot", r.callBound())
+	defer func() { err = settle(err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return localapi.ScreenshotResult{}, err
@@ -216,6 +251,8 @@ func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi
 	// may navigate, and must not be filed under where it went.
 	var started string
 	defer func() { r.auditPageOp(ctx, req.Page, "evaluate", started, err) }()
+	ctx, settle := r.call(ctx, req.Page, "the expression", r.callBound())
+	defer func() { err = settle(err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return localapi.EvalResult{}, err

@@ -35,6 +35,8 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Handle(rt, "close_page", bounded(r, r.ClosePage))
 	localapi.Handle(rt, "cdp", bounded(r, r.CDP))
 	localapi.Handle(rt, "discover", r.Discover)
+	localapi.Handle(rt, "end_session", r.EndSession)
+	localapi.Handle(rt, "adopt", r.Adopt) // within the creator boundary, checked inside
 	localapi.Handle(rt, "stop", func(context.Context, struct{}) (map[string]any, error) {
 		if r.opts.Stop != nil {
 			r.opts.Stop()

@@ -35,6 +35,9 @@ type Options struct {
 	UploadDir string
 	// Stop asks the process serving this Runner to stop (the "stop" route).
 	Stop func()
+	// CallBound bounds one call that reaches a browser; zero means
+	// DefaultCallBound. Tests shorten it.
+	CallBound time.Duration
 	// ConsentDeadline bounds the wait for the person to answer Chrome's
 	// prompt; zero means DefaultConsentDeadline.
 	ConsentDeadline time.Duration
@@ -69,6 +72,8 @@ type Runner struct {
 	// handshakes counts browser-level WebSockets opened to attached
 	// browsers: each one may prompt the person, so tests count them.
 	handshakes int
+
+	sessions sessionTable // MCP sessions bound to their processes (session.go)
 }
 
 // StateDir returns the state root (see localapi.StateDir).
@@ -126,6 +131,7 @@ func (r *Runner) Shutdown(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	r.sessions.close()
 	r.broker.Discard()
 	if c, ok := r.opts.ConsentUI.(interface{ Close() error }); ok {
 		c.Close() // the adapter's bus connection
@@ -139,11 +145,25 @@ func (r *Runner) Status(ctx context.Context) (localapi.Status, error) {
 		Browsers:     []localapi.BrowserInfo{},
 		Capabilities: r.Capabilities(),
 	}
+	// Browsers are asked at once, each within statusBound: status answers
+	// in that bound whatever any of them does.
+	var visible []*Browser
 	for _, b := range r.browserList() {
 		if b.visibleTo(ctx) {
-			st.Browsers = append(st.Browsers, b.info(ctx))
+			visible = append(visible, b)
 		}
 	}
+	infos := make([]localapi.BrowserInfo, len(visible))
+	var wg sync.WaitGroup
+	for i, b := range visible {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			infos[i] = b.info(ctx)
+		}()
+	}
+	wg.Wait()
+	st.Browsers = append(st.Browsers, infos...)
 	return st, nil
 }
 
@@ -189,6 +209,9 @@ func (r *Runner) page(id string) (*Page, error) {
 			return nil, fsm.Refuse(fsm.BindingStale, "this page handle is from an earlier connection or a closed page; list pages again")
 		}
 		return nil, fsm.Refuse(fsm.NotFound, "no such page")
+	}
+	if p.browser.lost() {
+		return nil, fsm.Refuse(fsm.AttachmentLost, "the browser of this page was lost (it crashed or its connection dropped); close it and launch another")
 	}
 	if err := p.browser.gens.Check(p.gen); err != nil {
 		return nil, err

@@ -39,7 +39,9 @@ func (r *Runner) readablePage(ctx context.Context, id string) (*Page, error) {
 }
 
 // Snapshot returns one chunk of the page outline with refs.
-func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (json.RawMessage, error) {
+func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ json.RawMessage, err error) {
+	ctx, settle := r.call(ctx, req.Page, "the snapshot", r.callBound())
+	defer func() { err = settle(err) }()
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
 		return nil, err
@@ -69,7 +71,9 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (js
 // Act performs one side-effecting action. It is recorded in the effect
 // ledger: dispatched once, never replayed; a lost acknowledgement is
 // outcome_unknown.
-func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (json.RawMessage, error) {
+func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (_ json.RawMessage, err error) {
+	ctx, settle := r.call(ctx, req.Page, "the action", r.callBound())
+	defer func() { err = settle(err) }()
 	if req.Action == "dialog" {
 		return r.answerDialog(ctx, req)
 	}
@@ -179,7 +183,9 @@ func (r *Runner) answerDialog(ctx context.Context, req localapi.ActRequest) (_ j
 }
 
 // Wait waits for a condition; a timeout is found:false.
-func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (json.RawMessage, error) {
+func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (_ json.RawMessage, err error) {
+	ctx, settle := r.call(ctx, req.Page, "the wait", r.callBound()+min(time.Duration(req.TimeoutMS)*time.Millisecond, maxWait))
+	defer func() { err = settle(err) }()
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
 		return nil, err
@@ -204,7 +210,9 @@ func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (json.RawMe
 }
 
 // Console reads console messages and exceptions, bounded, with a cursor.
-func (r *Runner) Console(ctx context.Context, req localapi.DiagRequest) (json.RawMessage, error) {
+func (r *Runner) Console(ctx context.Context, req localapi.DiagRequest) (_ json.RawMessage, err error) {
+	ctx, settle := r.call(ctx, req.Page, "reading the console", r.callBound())
+	defer func() { err = settle(err) }()
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
 		return nil, err
@@ -217,7 +225,9 @@ func (r *Runner) Console(ctx context.Context, req localapi.DiagRequest) (json.Ra
 }
 
 // Network reads network requests, bounded, with a cursor.
-func (r *Runner) Network(ctx context.Context, req localapi.DiagRequest) (json.RawMessage, error) {
+func (r *Runner) Network(ctx context.Context, req localapi.DiagRequest) (_ json.RawMessage, err error) {
+	ctx, settle := r.call(ctx, req.Page, "reading the network log", r.callBound())
+	defer func() { err = settle(err) }()
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
 		return nil, err
@@ -230,7 +240,9 @@ func (r *Runner) Network(ctx context.Context, req localapi.DiagRequest) (json.Ra
 }
 
 // Probe performs one action and reports its effect for diagnosis.
-func (r *Runner) Probe(ctx context.Context, req localapi.ProbeRequest) (json.RawMessage, error) {
+func (r *Runner) Probe(ctx context.Context, req localapi.ProbeRequest) (_ json.RawMessage, err error) {
+	ctx, settle := r.call(ctx, req.Page, "the probe", r.callBound())
+	defer func() { err = settle(err) }()
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
 		return nil, err
@@ -256,6 +268,8 @@ func (r *Runner) Probe(ctx context.Context, req localapi.ProbeRequest) (json.Raw
 // never closed.
 func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (_ map[string]any, err error) {
 	defer func() { r.auditPageOp(ctx, req.Page, "close_page", "", err) }()
+	ctx, settle := r.call(ctx, "", "closing the page", r.callBound())
+	defer func() { err = settle(err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
 		return nil, err
