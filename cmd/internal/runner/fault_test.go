@@ -33,7 +33,7 @@ const journalPage = `<!doctype html><title>journal</title>
 <script>
 function effect(kind) {
   const x = new XMLHttpRequest(); x.open("POST", "/effect?kind=" + kind, false); x.send(); // recorded before we go on
-  const t = Date.now(); while (Date.now() - t < 700) {}
+  const t = Date.now(); while (Date.now() - t < 1500) {} // wide enough for a loaded machine to cut inside it
 }
 </script>
 <button id=b onclick="effect('click')">Do it</button>
