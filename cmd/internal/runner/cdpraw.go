@@ -143,6 +143,9 @@ func cdpErr(err error) error {
 		}
 		return fsm.Refusef(fsm.InvalidArgument, "the browser refused the command (%d): %s", pe.Code, msg).WithCause(err)
 	}
+	if tl, ok := errors.AsType[*cdp.InboundTooLargeError](err); ok {
+		return fsm.Refusef(fsm.LimitExceeded, "the answer was %d MiB, above the limit of %d MiB for one browser message, and was discarded (the command ran): ask for less", tl.Size>>20, tl.Limit>>20).WithCause(err)
+	}
 	if errors.Is(err, cdp.ErrMessageTooLarge) {
 		return fsm.Refuse(fsm.LimitExceeded, "the command is larger than the connection allows; nothing was sent").WithCause(err)
 	}
