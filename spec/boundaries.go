@@ -110,6 +110,29 @@ rather than "intersection on every call", because an intersection would have to 
 verb, frame rule and diagnostic read, and one missed site would widen a boundary; invisibility is
 enforced at one admission point before any operation runs.
 
+## MCP sessions own their browsers
+
+Finer than the creator boundary and applied with it: an MCP session (an embedded server, or a
+` + "`webcodex mcp --runner`" + ` server, which names its session on every call) sees and acts only on the
+browsers it launched or attached, or one it adopted by id (` + "`browser_adopt`" + `: only a browser no session
+owns, kept by a session that ended, under the same creator boundary). Nothing falls back to another
+session's browser or page; another session's ids are refused as unknown ones. A session id is bound to
+the process that first used it (PID and start time), so another process of the same user cannot speak
+for it. When the session ends (its server says so, or the Runner sees its process gone) the browsers it
+launched are closed, unless it asked to keep them, and those it attached are detached. The audit trail
+names the session and the tool of every call, in both modes. The person at a terminal sees every
+browser.
+
+## What a hostile or slow page can cost
+
+Only itself. A message from the browser above the 64 MiB limit (a page logging a 70 MiB string, an
+evaluation returning one) is read as a stream and discarded, never closing the one connection to the
+browser: the command whose answer it was is refused with ` + "`limit_exceeded`" + `, an event becomes a
+` + "`diagnostic_events_discarded`" + ` marker. Every call is bounded below its client's deadline and ends in a
+typed refusal (` + "`timeout`" + `, or ` + "`outcome_unknown`" + ` for an effect that may have happened). A script that
+does not yield is terminated (` + "`Runtime.terminateExecution`" + `) only when its browser answers and its page
+does not, so the tab works again and a stopped browser's next script is never hit.
+
 ## The local API
 
 The Runner's unix socket is 0600 in a 0700 state root. A connection from another uid is closed at
