@@ -6,7 +6,7 @@ export PATH := $(PATH):/usr/local/go/bin
 .PHONY: test demo build check-chromium fmt-check vet spec-check
 
 build:
-	$(GO) build -o bin/webcodex ./cmd/webcodex
+	$(GO) build -buildvcs=auto -o bin/webcodex ./cmd/webcodex
 
 # The test command CI runs: gofmt, vet, the race-enabled suite (real Chromium
 # included), and node tests once extension/ has them.

@@ -90,7 +90,7 @@ var codeDocs = map[Code][2]string{
 	UploadDenied:          {"The file is outside the owner-named upload directory (or none is set), has more than one hard link, or is on another device than that directory.", "The owner sets --upload-dir; pick a plain file inside it."},
 	LimitExceeded:         {"A bound was hit (message size, queue, count).", "Ask for less (a cursor, a narrower scope)."},
 	DialogOpen:            {"A JavaScript dialog blocks the page.", "Accept or dismiss it first (`webcodex dialog PAGE --accept`)."},
-	ProfileUnsafe:         {"The profile directory is not private: a symlink, another owner, or a mode other than 0700.", "Fix the directory (owned by you, mode 0700, no symlinks) or choose another profile name."},
+	ProfileUnsafe:         {"A directory that must be private (the state directory or a profile) is not: another owner, a mode other than 0700, another user's symlink, or a parent others may write.", "Fix the directory as the detail says (owned by you, mode 0700; `webcodex doctor` checks the state directory), or choose another profile name."},
 	Timeout:               {"The call's deadline passed before what it waited for happened (the detail says what); nothing with an effect was left half-done, or the refusal would be outcome_unknown.", "Check the page or browser (`webcodex status` marks what does not answer), then retry or ask for less."},
 }
 
@@ -127,6 +127,20 @@ func (c Code) HTTPStatus() int {
 		return 504
 	}
 	return 422
+}
+
+// CLIExit is the webcodex CLI's exit status for a refusal with this code:
+// 2 (usage) for a malformed request, which is the caller's mistake; 1
+// (failure) for a navigation the network or the server failed, which is
+// something breaking rather than policy; 3 (refused) for every other code.
+func (c Code) CLIExit() int {
+	switch c {
+	case InvalidArgument:
+		return 2
+	case NavigationFailed:
+		return 1
+	}
+	return 3
 }
 
 // MarshalText implements encoding.TextMarshaler; an unknown code fails.

@@ -21,8 +21,8 @@ import (
 )
 
 // baseFlags are the flags every launch uses (CHROMIUM-FACTS.md, Chromium
-// 156): no sandbox (containers, root), no GPU, no QUIC, no first-run UI, no
-// background traffic.
+// 156): no GPU, no QUIC, no first-run UI, no background traffic.
+// --no-sandbox is added only where the sandbox cannot run ([Sandbox]).
 //
 // --disable-crashpad-for-testing is deliberately absent: as of Chromium 156
 // (Debian, measured 2026-11-30) it makes the network service crash in a
@@ -30,7 +30,7 @@ import (
 // http pages never load. The two crashpad handlers it would suppress leave
 // the process group; Close reaps them through their TMPDIR instead.
 var baseFlags = []string{
-	"--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	"--disable-gpu", "--disable-quic", "--no-first-run",
 	"--disable-background-networking", "--disable-component-update",
 	"--disable-sync",
 }
@@ -44,9 +44,13 @@ var reservedFlags = []string{
 
 // chromiumArgs builds the command line for opts; userDataDir is absolute.
 // The DevTools endpoint is the pipe on fds 3 and 4, unless opts asks for a
-// port.
-func chromiumArgs(opts LaunchOptions, userDataDir string) []string {
-	args := append([]string(nil), baseFlags...)
+// port. Without sandbox, the renderers run unconfined (--no-sandbox).
+func chromiumArgs(opts LaunchOptions, userDataDir string, sandbox bool) []string {
+	var args []string
+	if !sandbox {
+		args = append(args, "--no-sandbox")
+	}
+	args = append(args, baseFlags...)
 	if opts.Headless {
 		args = append(args, "--headless=new")
 	}
@@ -152,7 +156,13 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	if err := os.Remove(filepath.Join(udd, DevToolsActivePortFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("platform: remove stale DevToolsActivePort: %w", err)
 	}
-	tmp, err := os.MkdirTemp("", "webcodex-chromium-")
+	// Chromium's SingletonSocket lives three levels under TMPDIR and a
+	// socket path has at most 107 bytes: names stay short.
+	pattern := "webcodex-chromium-"
+	if opts.TempParent != "" {
+		pattern = "tmp-"
+	}
+	tmp, err := os.MkdirTemp(opts.TempParent, pattern)
 	if err != nil {
 		return nil, fmt.Errorf("platform: private TMPDIR: %w", err)
 	}
@@ -170,7 +180,8 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 			return nil, err
 		}
 	}
-	cmd := exec.Command(exe, chromiumArgs(opts, udd)...)
+	sandboxed := Sandbox().Enabled
+	cmd := exec.Command(exe, chromiumArgs(opts, udd, sandboxed)...)
 	cmd.Env = append(append(os.Environ(), opts.Env...), "TMPDIR="+tmp)
 	// A *os.File, not a Writer: exec then starts no copying goroutine, and
 	// Wait returns when the browser exits even if children hold the pipe.
@@ -223,10 +234,18 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 		return p, nil
 	}
 	exitCode := p.exitCode() // before teardown signals it
-	if exitCode == profileInUseStatus {
-		p.removeUDD = false // another browser's profile: never delete it
+	// Chromium says so when the sandbox cannot start here (an AppArmor
+	// rule, a seccomp filter of a container): then it cannot run, and the
+	// launch is tried once more without it.
+	noUsableSandbox := sandboxed && bytes.Contains(p.Output(), []byte(noUsableSandboxLine))
+	if exitCode == profileInUseStatus || noUsableSandbox {
+		p.removeUDD = false // another browser's profile, or the retry's: never delete it
 	}
 	_ = p.Close(context.Background(), nil)
+	if noUsableSandbox {
+		disableSandbox("Chromium found no usable sandbox on this system")
+		return Launch(ctx, opts)
+	}
 	if _, ok := fsm.AsRefusal(cause); ok {
 		return nil, cause
 	}
@@ -236,6 +255,10 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	}
 	return nil, lerr
 }
+
+// noUsableSandboxLine is what Chromium prints (as of Chromium 156) when it
+// cannot start its sandbox.
+const noUsableSandboxLine = "No usable sandbox!"
 
 // readinessCall is the command Launch sends on the pipe to learn that the
 // browser is up. Its answer is read before anyone else reads the pipe, so

@@ -26,6 +26,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/slow"
 )
 
 // pipeConn wraps p's DevTools pipe in a cdp.Conn, as the Runner does. The
@@ -301,17 +302,35 @@ func fakeRecord(t *testing.T, rec string) (int, string) {
 	return pid, tmp
 }
 
+// helperStart is how long this test binary takes to start as a helper
+// and exit, measured once. A start-up bound a fake browser must outlive
+// scales with it: a race build on a loaded two-core machine takes over a
+// second to reach its first line, where an idle one takes 50 ms.
+var helperStart = sync.OnceValue(func() time.Duration {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), helperEnv+"=exit", "WEBCODEX_PLATFORM_TEST_CODE=0")
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return 10 * time.Second // cannot measure: assume a very slow machine
+	}
+	return time.Since(start)
+})
+
+// fakeStartBound is a start-up bound a fake browser reaches with room to
+// spare on this machine, now: 300 ms plus four measured helper starts.
+func fakeStartBound() time.Duration { return slow.Scale(300*time.Millisecond + 4*helperStart()) }
+
 func TestLaunchStartTimeoutFake(t *testing.T) {
 	t.Parallel()
 	opts, rec := fakeBrowser(t, "hang")
-	opts.StartTimeout = 300 * time.Millisecond
+	opts.StartTimeout = fakeStartBound()
 	start := time.Now()
 	_, err := Launch(context.Background(), opts)
 	if !errors.Is(err, ErrStartTimeout) {
 		t.Fatalf("Launch = %v, want ErrStartTimeout", err)
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("Launch took %v to give up after a 300 ms bound", d)
+	if d := time.Since(start); d > opts.StartTimeout+10*time.Second {
+		t.Errorf("Launch took %v to give up after a %v bound", d, opts.StartTimeout)
 	}
 	var lerr *LaunchError
 	if !errors.As(err, &lerr) || lerr.ExitCode != -1 {
@@ -332,10 +351,28 @@ func TestLaunchStartTimeoutFake(t *testing.T) {
 func TestLaunchContextCancelFake(t *testing.T) {
 	t.Parallel()
 	opts, rec := fakeBrowser(t, "hang")
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	// Cancelled once the fake browser runs (it has written its record),
+	// however long it took to start.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := Launch(ctx, opts); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Launch = %v, want context.DeadlineExceeded", err)
+	var waited sync.WaitGroup
+	waited.Add(1)
+	go func() {
+		defer waited.Done()
+		defer cancel()
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) && ctx.Err() == nil {
+			if data, err := os.ReadFile(rec); err == nil && strings.HasSuffix(string(data), "\n") {
+				return
+			}
+			time.Sleep(10 * time.Millisecond) // a file has no event to wait on here
+		}
+	}()
+	_, err := Launch(ctx, opts)
+	cancel()
+	waited.Wait()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Launch = %v, want context.Canceled", err)
 	}
 	if pid, _ := fakeRecord(t, rec); GroupAlive(pid) {
 		t.Errorf("fake browser's group survives a cancelled launch")
@@ -404,16 +441,16 @@ func TestLaunchRefusals(t *testing.T) {
 
 func TestArgs(t *testing.T) {
 	t.Parallel()
-	head := chromiumArgs(LaunchOptions{Headless: true, ExtraArgs: []string{"--lang=en"}}, "/p")
+	head := chromiumArgs(LaunchOptions{Headless: true, ExtraArgs: []string{"--lang=en"}}, "/p", false)
 	want := "--no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync --headless=new --user-data-dir=/p --remote-debugging-pipe --lang=en about:blank"
 	if got := strings.Join(head, " "); got != want {
 		t.Errorf("headless args = %s\nwant %s", got, want)
 	}
-	headed := strings.Join(chromiumArgs(LaunchOptions{}, "/p"), " ")
-	if strings.Contains(headed, "--headless") || strings.Contains(headed, "--remote-debugging-port") || !strings.HasSuffix(headed, "--remote-debugging-pipe about:blank") {
+	headed := strings.Join(chromiumArgs(LaunchOptions{}, "/p", true), " ")
+	if strings.Contains(headed, "--no-sandbox") || strings.Contains(headed, "--headless") || strings.Contains(headed, "--remote-debugging-port") || !strings.HasSuffix(headed, "--remote-debugging-pipe about:blank") {
 		t.Errorf("headed args = %s", headed)
 	}
-	port := strings.Join(chromiumArgs(LaunchOptions{DebuggingPort: true}, "/p"), " ")
+	port := strings.Join(chromiumArgs(LaunchOptions{DebuggingPort: true}, "/p", true), " ")
 	if strings.Contains(port, "--remote-debugging-pipe") || !strings.HasSuffix(port, "--remote-debugging-port=0 about:blank") {
 		t.Errorf("DebuggingPort args = %s", port)
 	}

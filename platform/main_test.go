@@ -53,6 +53,8 @@ func runHelper(role string) int {
 		return 0
 	case "scan":
 		return scanForDoor(os.Stdout)
+	case "sandbox":
+		return sandboxHelper(os.Stdout)
 	}
 	return 98
 }

@@ -69,7 +69,11 @@ func TestCheckPrivateDir(t *testing.T) {
 	}
 	wantPrivateRefusal(t, "0755", CheckPrivateDir(open))
 	wantPrivateRefusal(t, "sticky bit", CheckPrivateDir(sticky))
-	wantPrivateRefusal(t, "symlinked component", CheckPrivateDir(filepath.Join(root, "link", "inner")))
+	// A symlinked ancestor of this user's is followed (a symlinked ~/.local);
+	// the directory itself may not be a symlink.
+	if err := CheckPrivateDir(filepath.Join(root, "link", "inner")); err != nil {
+		t.Errorf("through this user's symlink: %v, want nil", err)
+	}
 	wantPrivateRefusal(t, "symlink itself", CheckPrivateDir(filepath.Join(root, "link")))
 	wantPrivateRefusal(t, "world-writable parent", CheckPrivateDir(underShared))
 	wantPrivateRefusal(t, "a file", CheckPrivateDir(file))
@@ -101,6 +105,21 @@ func TestCheckPrivateDirOtherOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantPrivateRefusal(t, "parent owned by another uid", CheckPrivateDir(child))
+	// Another user's symlink in the path is not followed: they could point
+	// it elsewhere at any time.
+	real := mkdir(t, filepath.Join(root, "real"), 0o700)
+	inner := mkdir(t, filepath.Join(real, "inner"), 0o700)
+	link := filepath.Join(root, "theirlink")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, 12345, 12345); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckPrivateDir(inner); err != nil {
+		t.Fatalf("the target itself: %v, want nil", err)
+	}
+	wantPrivateRefusal(t, "another user's symlink", CheckPrivateDir(filepath.Join(link, "inner")))
 }
 
 func TestEnsurePrivateDir(t *testing.T) {
@@ -118,18 +137,46 @@ func TestEnsurePrivateDir(t *testing.T) {
 	if err := EnsurePrivateDir(deep); err != nil {
 		t.Errorf("EnsurePrivateDir again: %v", err)
 	}
-	// Through a symlink: refused, and nothing created on the other side.
+	// Through this user's symlink (relative, as `ln -s` often makes them):
+	// created on the other side.
 	target := mkdir(t, filepath.Join(root, "target"), 0o700)
-	if err := os.Symlink(target, filepath.Join(root, "via")); err != nil {
+	if err := os.Symlink("target", filepath.Join(root, "via")); err != nil {
 		t.Fatal(err)
 	}
-	wantPrivateRefusal(t, "ensure through symlink", EnsurePrivateDir(filepath.Join(root, "via", "x")))
-	if _, err := os.Lstat(filepath.Join(target, "x")); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("EnsurePrivateDir created a directory through a symlink (%v)", err)
+	if err := EnsurePrivateDir(filepath.Join(root, "via", "x", "y")); err != nil {
+		t.Errorf("ensure through this user's symlink: %v", err)
 	}
+	if fi, err := os.Lstat(filepath.Join(target, "x", "y")); err != nil || !fi.IsDir() {
+		t.Errorf("EnsurePrivateDir did not create the directory behind the symlink (%v)", err)
+	}
+	// A symlink whose target lies under a directory others may write is
+	// checked there, and refused.
+	shared := mkdir(t, filepath.Join(root, "shared"), 0o777)
+	if err := os.Chmod(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, filepath.Join(root, "toshared")); err != nil {
+		t.Fatal(err)
+	}
+	wantPrivateRefusal(t, "symlink into a shared directory", EnsurePrivateDir(filepath.Join(root, "toshared", "x")))
+	if _, err := os.Lstat(filepath.Join(shared, "x")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("EnsurePrivateDir created a directory under a shared one (%v)", err)
+	}
+	// A loop of symlinks ends.
+	if err := os.Symlink(filepath.Join(root, "loop2"), filepath.Join(root, "loop1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "loop1"), filepath.Join(root, "loop2")); err != nil {
+		t.Fatal(err)
+	}
+	wantPrivateRefusal(t, "symlink loop", EnsurePrivateDir(filepath.Join(root, "loop1", "x")))
 	// An existing directory with a wrong mode is refused, not re-moded.
 	open := mkdir(t, filepath.Join(root, "open"), 0o755)
-	wantPrivateRefusal(t, "ensure existing 0755", EnsurePrivateDir(open))
+	err := EnsurePrivateDir(open)
+	wantPrivateRefusal(t, "ensure existing 0755", err)
+	if r, _ := fsm.AsRefusal(err); r == nil || !strings.Contains(r.Detail, "0755") || !strings.Contains(r.Detail, "chmod 700") {
+		t.Errorf("a wrong mode's refusal does not say the mode and the fix: %v", err)
+	}
 	if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o755 {
 		t.Errorf("EnsurePrivateDir changed an existing mode to %v", fi.Mode().Perm())
 	}

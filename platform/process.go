@@ -27,6 +27,10 @@ type LaunchOptions struct {
 	// Env entries are added to the inherited environment (later entries
 	// win); TMPDIR is always the private directory Launch creates.
 	Env []string
+	// TempParent is where Launch creates the browser's private TMPDIR;
+	// empty means [os.TempDir]. A caller that records it before launching
+	// can remove what a launch left if the caller dies mid-way.
+	TempParent string
 	// RemoveUserDataDir makes [Process.Close] delete UserDataDir, for
 	// ephemeral profiles. A launch that finds the profile in use never
 	// deletes it.

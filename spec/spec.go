@@ -68,12 +68,13 @@ func refusals() []byte {
 	var b bytes.Buffer
 	b.WriteString(header)
 	b.WriteString("# Refusals\n\nA refusal is policy saying no; a failure is something breaking. Refusals are a closed set: " +
-		"an unknown code fails to decode. Every surface carries the same code: the CLI exits 3 and prints it (and in `--json`), " +
+		"an unknown code fails to decode. Every surface carries the same code: the CLI prints it (and in `--json`) and exits 3, " +
+		"except 2 (usage) for `invalid_argument` and 1 (failure) for `browser_navigation_failed`, " +
 		"the local API answers `{\"refusal\":{\"code\",\"detail\",\"next\"}}` with the status below, and MCP returns it as structured " +
 		"content. A detail never holds paths, ports, tokens, WebSocket URLs, page text or what an allowlist contains.\n\n")
 	b.WriteString("| code | meaning | what the caller can do next | HTTP | CLI exit |\n|---|---|---|---|---|\n")
 	for _, c := range fsm.Codes {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %d | 3 |\n", c, c.Doc(), c.NextStep(), c.HTTPStatus())
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %d |\n", c, c.Doc(), c.NextStep(), c.HTTPStatus(), c.CLIExit())
 	}
 	return b.Bytes()
 }

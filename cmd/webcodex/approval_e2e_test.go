@@ -15,6 +15,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/godbus/dbus/v5"
 
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/internal/persontty"
 )
 
@@ -155,9 +156,7 @@ func TestApproveNeedsDesktopCodeFakeNotificationServer(t *testing.T) {
 	if !strings.Contains(screen, "approved. Run") {
 		t.Fatalf("the right code:\n%s", screen)
 	}
-	var res struct {
-		Browser struct{ ID string }
-	}
+	var res localapi.AttachResult
 	e.json(&res, attach...)
 	e.json(&struct{}{}, "close", res.Browser.ID)
 
@@ -254,9 +253,7 @@ func TestApproveRefusedOnATerminalTheAskerDrives(t *testing.T) {
 	if s := term.Wait(30 * time.Second); !strings.Contains(s, "approved. Run") {
 		t.Fatalf("approve at the person's terminal:\n%s", s)
 	}
-	var res struct {
-		Browser struct{ ID string }
-	}
+	var res localapi.AttachResult
 	e.json(&res, attach...)
 	audit, err := os.ReadFile(filepath.Join(e.state, "audit.jsonl"))
 	if err != nil {

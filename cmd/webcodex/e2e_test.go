@@ -19,8 +19,10 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/internal/persontty"
+	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/testbin"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -81,11 +83,13 @@ func (e *env) json(v any, args ...string) {
 	}
 }
 
-// refused runs a command and requires exit 3 with the given code.
+// refused runs a command and requires the refusal code, with the exit
+// status of its class (3; 2 for invalid_argument; 1 for a failed
+// navigation).
 func (e *env) refused(code string, args ...string) string {
 	e.t.Helper()
 	got, out, errs := e.run(append(args, "--json")...)
-	if got != 3 || !strings.Contains(out, `"code": "`+code+`"`) && !strings.Contains(out, `"code":"`+code+`"`) {
+	if got != fsm.Code(code).CLIExit() || !strings.Contains(out, `"code": "`+code+`"`) && !strings.Contains(out, `"code":"`+code+`"`) {
 		e.t.Fatalf("webcodex %v: exit %d stdout %q stderr %q, want refusal %s", args, got, out, errs, code)
 	}
 	return errs
@@ -116,8 +120,16 @@ func (e *env) records() []ownedRecord {
 	return out
 }
 
+// running reports whether a Runner answers (status never starts one).
+func (e *env) running() bool {
+	code, out, _ := e.run("status", "--json")
+	var st struct{ Running bool }
+	return code == 0 && json.Unmarshal([]byte(out), &st) == nil && st.Running
+}
+
 func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
+	d = slow.Scale(d)
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
@@ -250,10 +262,7 @@ func TestRunnerKilledBrowserGone(t *testing.T) {
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "runner answers", func() bool {
-		code, _, _ := e.run("status")
-		return code == 0
-	})
+	eventually(t, 10*time.Second, "runner answers", e.running)
 	var b localapi.BrowserInfo
 	e.json(&b, "launch")
 	recs := e.records()
@@ -264,10 +273,10 @@ func TestRunnerKilledBrowserGone(t *testing.T) {
 	serve.Wait()
 	// Pdeathsig ends the browser with its parent.
 	eventually(t, 10*time.Second, "browser gone after the Runner was killed", func() bool { return !platform.GroupAlive(recs[0].PGID) })
-	// The next Runner reaps what it can identify as its own leftovers.
-	code, _, errs := e.run("status")
-	if code != 0 {
-		t.Fatalf("status after restart: %d %s", code, errs)
+	// The next Runner reaps what it can identify as its own leftovers
+	// (status starts none: a verb that needs a Runner does).
+	if code, _, errs := e.run("pages", "b-none"); code != 3 {
+		t.Fatalf("a verb after the Runner died: %d %s", code, errs)
 	}
 	assertGone(t, recs[0])
 	if len(e.records()) != 0 {
@@ -328,11 +337,22 @@ func TestManagedProfileRefusals(t *testing.T) {
 	os.MkdirAll(filepath.Join(profiles, "open", "data"), 0o755)
 	os.Chmod(filepath.Join(profiles, "open"), 0o755)
 	e.refusedCode("browser_profile_unsafe", "launch", "--managed", "open", "--headless")
-	// A symlinked profile root.
+	// A profile root symlinked by another user is refused (they could
+	// point it anywhere); the user's own symlink is followed.
 	real := filepath.Join(t.TempDir(), "elsewhere")
 	os.MkdirAll(real, 0o700)
 	os.Symlink(real, filepath.Join(profiles, "linked"))
-	e.refusedCode("browser_profile_unsafe", "launch", "--managed", "linked", "--headless")
+	if os.Geteuid() == 0 {
+		os.Lchown(filepath.Join(profiles, "linked"), 12345, 12345)
+		e.refusedCode("browser_profile_unsafe", "launch", "--managed", "linked", "--headless")
+		os.Lchown(filepath.Join(profiles, "linked"), 0, 0)
+	}
+	var linked localapi.BrowserInfo
+	e.json(&linked, "launch", "--managed", "linked", "--headless")
+	e.json(&localapi.CloseResult{}, "close", linked.ID)
+	if _, err := os.Stat(filepath.Join(real, "data")); err != nil {
+		t.Errorf("the profile is not behind the user's symlink: %v", err)
+	}
 	// A SingletonLock naming another host: unverifiable, refused.
 	foreign := filepath.Join(profiles, "foreign", "data")
 	os.MkdirAll(foreign, 0o700)
@@ -532,10 +552,7 @@ func TestRunnerSIGTERMClosesOwnedBrowsers(t *testing.T) {
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "runner answers", func() bool {
-		code, _, _ := e.run("status")
-		return code == 0
-	})
+	eventually(t, 10*time.Second, "runner answers", e.running)
 	code, _, errs := e.run("serve")
 	if code == 0 || !strings.Contains(errs, "already running") {
 		t.Fatalf("a second Runner: exit %d %q, want a refusal to start", code, errs)

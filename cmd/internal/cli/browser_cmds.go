@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -41,12 +43,18 @@ func (f *Factory) progress(format string, args ...any) {
 // emit prints v as JSON with --json, else calls human.
 func (f *Factory) emit(v any, human func(w io.Writer)) error {
 	if f.JSON {
-		enc := json.NewEncoder(f.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return EmitJSON(f.IO.Out, v)
 	}
 	human(f.IO.Out)
 	return nil
+}
+
+// EmitJSON writes v as every verb's --json output is written: one
+// indented object (README: "JSON output").
+func EmitJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // NewCmdLaunch launches a browser webcodex owns.
@@ -86,19 +94,48 @@ func NewCmdLaunch(f *Factory) *cobra.Command {
 	return cmd
 }
 
-// NewCmdStatus shows the Runner and its browsers.
+// NotRunning is `status --json` when no Runner is running.
+type NotRunning struct {
+	Running  bool                   `json:"running"` // always false
+	Browsers []localapi.BrowserInfo `json:"browsers"`
+}
+
+// NewCmdStatus shows the Runner and its browsers. It never starts a Runner:
+// with none running it says so and exits 0.
 func NewCmdStatus(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
-		Short: "Show the Runner, its browsers and their pages",
+		Short: "Show the Runner, its browsers and their pages (never starts a Runner)",
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
-			st, err := call[struct{}, localapi.Status](f, "status", struct{}{})
+			ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
+			defer cancel()
+			c, err := f.runningClient(ctx)
 			if err != nil {
 				return err
 			}
+			if c == nil {
+				return f.emit(NotRunning{Browsers: []localapi.BrowserInfo{}}, func(w io.Writer) {
+					fmt.Fprintln(w, "no Runner is running (a command that needs one starts it)")
+				})
+			}
+			st, err := localapi.Call[struct{}, localapi.Status](ctx, c, "status", struct{}{})
+			if err != nil {
+				if isUnreachable(err) {
+					return fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
+				}
+				return err
+			}
+			st.Running = true
 			return f.emit(st, func(w io.Writer) {
-				fmt.Fprintf(w, "runner %s, pid %d, up %s\n", st.Runner.Version, st.Runner.PID, time.Since(st.Runner.Started).Round(time.Second))
+				fmt.Fprintf(w, "runner %s, pid %d, up %s", st.Runner.Version, st.Runner.PID, time.Since(st.Runner.Started).Round(time.Second))
+				if st.Runner.IdleExitMs > 0 {
+					fmt.Fprintf(w, ", exits after %s idle", time.Duration(st.Runner.IdleExitMs)*time.Millisecond)
+				}
+				fmt.Fprintln(w)
+				if !st.Runner.Sandbox.Enabled {
+					fmt.Fprintf(w, "sandbox off: %s\n", st.Runner.Sandbox.Reason)
+				}
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "BROWSER\tMODE\tSTATE\tGEN\tPAGES\tGRANT EXPIRES\tRECONNECTS LEFT")
 				for _, b := range st.Browsers {
@@ -128,10 +165,11 @@ func NewCmdPages(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.emit(pages, func(w io.Writer) {
+			res := localapi.PagesResult{Browser: args[0], Pages: pages}
+			return f.emit(res, func(w io.Writer) {
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "PAGE\tURL\tTITLE")
-				for _, p := range pages {
+				for _, p := range res.Pages {
 					fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, p.URL, p.Title)
 				}
 				tw.Flush()
@@ -178,7 +216,10 @@ func NewCmdGoto(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.emit(res, func(w io.Writer) { fmt.Fprintf(w, "%s\n%s\n", res.URL, res.Title) })
+			if err := f.emit(res, func(w io.Writer) { fmt.Fprintf(w, "%s\n%s\n", res.URL, res.Title) }); err != nil {
+				return err
+			}
+			return httpError(res.Status)
 		},
 	}
 }
@@ -221,7 +262,7 @@ func NewCmdScreenshot(f *Factory) *cobra.Command {
 			if err := os.WriteFile(out, res.PNG, 0o600); err != nil {
 				return fmt.Errorf("write screenshot: %w", err)
 			}
-			summary := map[string]any{"file": out, "width": res.Width, "height": res.Height, "bytes": len(res.PNG)}
+			summary := ScreenshotSummary{Page: args[0], File: out, Width: res.Width, Height: res.Height, Bytes: len(res.PNG)}
 			return f.emit(summary, func(w io.Writer) { fmt.Fprintf(w, "%s (%dx%d, %d bytes)\n", out, res.Width, res.Height, len(res.PNG)) })
 		},
 	}
@@ -268,28 +309,69 @@ func NewCmdClose(f *Factory) *cobra.Command {
 	}
 }
 
-// NewCmdStop stops a running Runner (it closes owned browsers first).
+// stopWait bounds waiting, after the Runner has closed its browsers, for
+// its socket to go quiet.
+const stopWait = 10 * time.Second
+
+// NewCmdStop stops a running Runner. It returns once owned browsers are
+// closed (attached ones detached) and the Runner no longer answers; with
+// none running there is nothing to do, which is success.
 func NewCmdStop(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "stop",
-		Short: "Stop the background Runner; owned browsers close cleanly",
+		Short: "Stop the background Runner; returns after owned browsers have closed",
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
-			dir, err := stateDir()
+			ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
+			defer cancel()
+			c, err := f.runningClient(ctx)
 			if err != nil {
 				return err
 			}
-			c := localapi.NewClient(dir)
-			ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
-			defer cancel()
-			if _, err := localapi.Call[struct{}, map[string]any](ctx, c, "stop", struct{}{}); err != nil {
+			if c == nil {
+				fmt.Fprintln(f.IO.Err, "webcodex: no Runner was running")
+				return f.emit(localapi.StopResult{}, func(io.Writer) {})
+			}
+			res, err := localapi.Call[struct{}, localapi.StopResult](ctx, c, "stop", struct{}{})
+			if err != nil {
 				if isUnreachable(err) {
-					return fmt.Errorf("%w: no Runner is running", ErrRunnerUnreachable)
+					return fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
 				}
 				return err
 			}
-			fmt.Fprintln(f.IO.Err, "webcodex: Runner stopped")
-			return nil
+			// The browsers are gone; wait for the Runner to let go of its
+			// socket, so the next command starts a fresh one.
+			deadline := time.Now().Add(stopWait)
+			for time.Now().Before(deadline) {
+				pctx, cancel := context.WithTimeout(ctx, time.Second)
+				_, err := ping(pctx, c)
+				cancel()
+				if errors.Is(err, localapi.ErrUnreachable) {
+					break
+				}
+				time.Sleep(50 * time.Millisecond) // poll the socket: there is no other signal
+			}
+			fmt.Fprintf(f.IO.Err, "webcodex: Runner stopped (%d browser(s) closed)\n", res.BrowsersClosed)
+			return f.emit(res, func(io.Writer) {})
 		},
 	}
+}
+
+// ScreenshotSummary is `screenshot --json`: the PNG went to File.
+type ScreenshotSummary struct {
+	Page   string `json:"page"`
+	File   string `json:"file"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Bytes  int    `json:"bytes"`
+}
+
+// httpError is the failure for a navigation the server answered with an
+// error status (4xx, 5xx): the page is there and was printed, but what
+// was asked for was not found or failed.
+func httpError(status int) error {
+	if status < 400 {
+		return nil
+	}
+	return &shownError{fmt.Errorf("the server answered HTTP %d %s", status, http.StatusText(status))}
 }

@@ -22,9 +22,6 @@ const (
 	ExitUnreachable = 4
 )
 
-// Version is set at link time (-ldflags "-X .../cli.Version=v1.2.3").
-var Version = "dev"
-
 // ErrRunnerUnreachable is wrapped by errors from commands that could not
 // reach (or start) the Runner.
 var ErrRunnerUnreachable = errors.New("runner unreachable")
@@ -34,6 +31,17 @@ type UsageError struct{ Err error }
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
+
+// shownError is a failure whose result is already on stdout (a page the
+// server answered with 404): --json adds no second object.
+type shownError struct{ error }
+
+func (e *shownError) Unwrap() error { return e.error }
+
+// Shown marks err as a failure whose result is already printed on stdout
+// (webcodex doctor's report): the exit code says failure, and --json adds
+// no second object.
+func Shown(err error) error { return &shownError{err} }
 
 // IO are the streams a command writes to: stdout carries only the intended
 // output, everything else goes to stderr.
@@ -56,6 +64,16 @@ type Factory struct {
 func Main(args []string, in io.Reader, out, errw io.Writer, extra ...func(*Factory) *cobra.Command) int {
 	f := &Factory{IO: IO{In: in, Out: out, Err: errw}}
 	root := NewRootCmd(f)
+	// --json is known before parsing (after the flag's registration, which
+	// sets its default), so a flag mistake is reported in JSON too.
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" {
+			f.JSON = true
+		}
+	}
 	for _, mk := range extra {
 		c := mk(f)
 		if old, _, err := root.Find([]string{c.Name()}); err == nil && old != root {
@@ -71,7 +89,11 @@ func Main(args []string, in io.Reader, out, errw io.Writer, extra ...func(*Facto
 	return exitCode(f, err)
 }
 
-// exitCode is the one error-to-exit-code switch.
+// exitCode is the one error-to-exit-code switch: a refusal exits with its
+// code's class ([fsm.Code.CLIExit]: 3, or 2 for a malformed request, 1 for
+// a failed navigation), a bad command line 2, an unreachable Runner 4,
+// anything else 1. With --json, stdout carries one object for the error
+// too: {"refusal":{"code","detail","next"}} or {"error":{"kind","message"}}.
 func exitCode(f *Factory, err error) int {
 	if err == nil {
 		return ExitOK
@@ -87,18 +109,19 @@ func exitCode(f *Factory, err error) int {
 		if r.Next != "" {
 			fmt.Fprintf(f.IO.Err, "  next: %s\n", r.Next)
 		}
-		return ExitRefused
+		return r.Code.CLIExit()
 	}
+	code, kind, prefix := ExitFailure, "failure", "error"
 	if _, ok := errors.AsType[*UsageError](err); ok {
-		fmt.Fprintf(f.IO.Err, "usage: %v\n", err)
-		return ExitUsage
+		code, kind, prefix = ExitUsage, "usage", "usage"
+	} else if errors.Is(err, ErrRunnerUnreachable) {
+		code, kind = ExitUnreachable, "unreachable"
 	}
-	if errors.Is(err, ErrRunnerUnreachable) {
-		fmt.Fprintf(f.IO.Err, "error: %v\n", err)
-		return ExitUnreachable
+	if _, shown := errors.AsType[*shownError](err); f.JSON && !shown {
+		json.NewEncoder(f.IO.Out).Encode(map[string]any{"error": map[string]string{"kind": kind, "message": err.Error()}})
 	}
-	fmt.Fprintf(f.IO.Err, "error: %v\n", err)
-	return ExitFailure
+	fmt.Fprintf(f.IO.Err, "%s: %v\n", prefix, err)
+	return code
 }
 
 // NewRootCmd builds the command tree.
@@ -106,9 +129,24 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "webcodex",
 		Short:         "Let an agent drive Chromium over CDP, with every boundary enforced",
+		Version:       Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// An unknown command is a usage mistake (exit 2), not a failure.
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q (see webcodex --help)", args[0])
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg = fmt.Sprintf("unknown command %q: did you mean %q?", args[0], s[0])
+			}
+			return &UsageError{Err: errors.New(msg)}
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	root.SuggestionsMinimumDistance = 2
+	root.SetVersionTemplate("webcodex {{.Version}}\n")
 	root.PersistentFlags().BoolVar(&f.JSON, "json", false, "print stable machine-readable JSON")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -31,30 +34,54 @@ func (f *Factory) Client(ctx context.Context) (*localapi.Client, error) {
 	}
 	c := localapi.NewClient(dir)
 	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	err = c.Ping(pctx)
+	hello, err := ping(pctx, c)
 	cancel()
 	if err == nil {
+		f.warnEnv(hello)
 		f.client = c
 		return c, nil
 	}
 	if !errors.Is(err, localapi.ErrUnreachable) {
 		return nil, err
 	}
-	if err := startRunner(dir); err != nil {
+	proc, logStart, err := startRunner(dir)
+	if err != nil {
 		return nil, fmt.Errorf("%w: starting a Runner: %v", ErrRunnerUnreachable, err)
 	}
-	fmt.Fprintln(f.IO.Err, "webcodex: started a Runner in the background (stop it with `webcodex stop`)")
+	if d := idleExit(); d > 0 {
+		fmt.Fprintf(f.IO.Err, "webcodex: started a Runner in the background (it exits after %s with no browser; `webcodex stop` ends it now)\n", d)
+	} else {
+		fmt.Fprintln(f.IO.Err, "webcodex: started a Runner in the background (stop it with `webcodex stop`)")
+	}
 	deadline := time.Now().Add(startTimeout)
 	for {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
-		err := c.Ping(pctx)
+		hello, err := ping(pctx, c)
 		cancel()
 		if err == nil {
+			proc.Release() // it outlives this command
+			if hello.Sandbox != nil && !hello.Sandbox.Enabled {
+				fmt.Fprintf(f.IO.Err, "webcodex: owned browsers run without Chromium's sandbox: %s\n", hello.Sandbox.Reason)
+			}
 			f.client = c
 			return c, nil
 		}
+		if exited(proc) {
+			// It gave up at once: another command's Runner won the socket,
+			// or it refuses the state directory (its reason is the last
+			// thing it wrote to its log).
+			pctx, cancel := context.WithTimeout(ctx, time.Second)
+			_, err := ping(pctx, c)
+			cancel()
+			if err == nil {
+				f.client = c
+				return c, nil
+			}
+			return nil, fmt.Errorf("%w: the Runner could not start:\n%s", ErrRunnerUnreachable, logTail(dir, logStart))
+		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, fmt.Errorf("%w: the background Runner did not answer in %s", ErrRunnerUnreachable, startTimeout)
+			proc.Release()
+			return nil, fmt.Errorf("%w: the background Runner did not answer in %s (see runner.log in the state directory)", ErrRunnerUnreachable, startTimeout)
 		}
 		t := time.NewTimer(50 * time.Millisecond) // poll the socket: a fresh Runner has no other signal
 		select {
@@ -65,30 +92,124 @@ func (f *Factory) Client(ctx context.Context) (*localapi.Client, error) {
 	}
 }
 
+// runningClient returns a client for a Runner that already answers, or nil
+// when none does: verbs that only look (status) or end it (stop) never
+// start one.
+func (f *Factory) runningClient(ctx context.Context) (*localapi.Client, error) {
+	dir, err := stateDir()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
+	}
+	c := localapi.NewClient(dir)
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	hello, err := ping(pctx, c)
+	cancel()
+	switch {
+	case errors.Is(err, localapi.ErrUnreachable):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	f.warnEnv(hello)
+	return c, nil
+}
+
+func ping(ctx context.Context, c *localapi.Client) (localapi.PingResult, error) {
+	return localapi.Call[struct{}, localapi.PingResult](ctx, c, "ping", struct{}{})
+}
+
+// warnEnv says on stderr when the running Runner was started with other
+// values of the variables it reads than this command has: it keeps the
+// environment it started with.
+func (f *Factory) warnEnv(hello localapi.PingResult) {
+	if diff := localapi.EnvDiff(hello.Env, localapi.EnvFingerprint()); len(diff) > 0 {
+		fmt.Fprintf(f.IO.Err, "webcodex: the running Runner was started with a different %s than this command has, and keeps it; `webcodex stop`, then run the command again to start one with yours\n", strings.Join(diff, ", "))
+	}
+}
+
+// idleExitEnv overrides how long a background Runner waits idle before it
+// exits (a Go duration such as 30s or 1h; 0 never).
+const idleExitEnv = "WEBCODEX_IDLE_EXIT"
+
+// defaultIdleExit is the background Runner's idle period unless
+// WEBCODEX_IDLE_EXIT says otherwise.
+const defaultIdleExit = 10 * time.Minute
+
+func idleExit() time.Duration {
+	if v := os.Getenv(idleExitEnv); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+			return d
+		}
+	}
+	return defaultIdleExit
+}
+
+// exited reports whether the started Runner has exited, reaping it.
+func exited(p *os.Process) bool {
+	var ws syscall.WaitStatus
+	pid, err := syscall.Wait4(p.Pid, &ws, syscall.WNOHANG, nil)
+	return pid == p.Pid || errors.Is(err, syscall.ECHILD)
+}
+
+// maxLogTail bounds what of runner.log a failed start shows.
+const maxLogTail = 2048
+
+// logTail returns what the Runner wrote to its log from offset on, at most
+// maxLogTail bytes of its last lines. The Runner logs no paths, ports or
+// tokens, so it can be shown.
+func logTail(dir string, offset int64) string {
+	f, err := os.Open(filepath.Join(dir, "runner.log"))
+	if err != nil {
+		return "  (its log cannot be read)"
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size()-offset > maxLogTail {
+		offset = st.Size() - maxLogTail
+	}
+	b, _ := io.ReadAll(io.NewSectionReader(f, offset, maxLogTail))
+	text := strings.TrimSpace(string(b))
+	if text == "" {
+		return "  (it wrote nothing to its log)"
+	}
+	return "  " + strings.ReplaceAll(text, "\n", "\n  ")
+}
+
 // startRunner starts `webcodex serve` detached (its own session), logging
-// into the private state root.
-func startRunner(dir string) error {
+// into the private state root; it returns the process (the caller reaps or
+// releases it) and where in runner.log this Runner's lines begin.
+func startRunner(dir string) (*os.Process, int64, error) {
 	exe := os.Getenv("WEBCODEX_EXECUTABLE") // tests point at the built binary
 	if exe == "" {
 		var err error
 		if exe, err = os.Executable(); err != nil {
-			return err
+			return nil, 0, err
 		}
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
+		return nil, 0, fmt.Errorf("create the state directory: %w", pathless(err))
 	}
 	logf, err := os.OpenFile(filepath.Join(dir, "runner.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return err
+		return nil, 0, fmt.Errorf("open its log in the state directory: %w", pathless(err))
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, "serve")
+	var offset int64
+	if st, err := logf.Stat(); err == nil {
+		offset = st.Size()
+	}
+	cmd := exec.Command(exe, "serve", "--idle-exit="+idleExit().String())
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, 0, err
 	}
-	// The Runner outlives this command; release it so it is not reaped here.
-	return cmd.Process.Release()
+	return cmd.Process, offset, nil
+}
+
+// pathless drops the path from a file error: the reason stays.
+func pathless(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
 }

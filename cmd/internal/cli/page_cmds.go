@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -136,22 +137,39 @@ func newActCmd(f *Factory, action, use, short string, setup func(cmd *cobra.Comm
 	return cmd
 }
 
+// needFlag makes a flag required: without it the verb would act with
+// nothing (type no text, press no key) and report success. emptyOK allows
+// an explicit empty value (fill --value "" clears a field).
+func needFlag(name, usage string, emptyOK bool) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		fl := cmd.Flags().Lookup(name)
+		if fl == nil || !fl.Changed || (!emptyOK && (fl.Value.String() == "" || fl.Value.String() == "[]")) {
+			return &UsageError{Err: errors.New(usage)}
+		}
+		return nil
+	}
+}
+
 // NewCmdActions returns the action verbs.
 func NewCmdActions(f *Factory) []*cobra.Command {
 	return []*cobra.Command{
 		newActCmd(f, "click", "click PAGE TARGET", "Click an element (scrolled into view, hit-tested, real mouse events)", nil, true),
 		newActCmd(f, "hover", "hover PAGE TARGET", "Move the mouse over an element", nil, true),
 		newActCmd(f, "type", "type PAGE TARGET --value TEXT", "Type into a field with real input; reports requested vs delivered characters", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringVar(&req.Text, "value", "", "the text to type (never echoed)")
+			cmd.Flags().StringVar(&req.Text, "value", "", "the text to type (required, never echoed)")
+			cmd.PreRunE = needFlag("value", "type needs --value TEXT: the text to type", false)
 		}, true),
-		newActCmd(f, "fill", "fill PAGE TARGET --value TEXT", "Clear a field, then type into it", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringVar(&req.Text, "value", "", "the text to fill (never echoed)")
+		newActCmd(f, "fill", "fill PAGE TARGET --value TEXT", "Clear a field, then type into it (--value '' only clears it)", func(cmd *cobra.Command, req *localapi.ActRequest) {
+			cmd.Flags().StringVar(&req.Text, "value", "", "the text to fill (required, never echoed)")
+			cmd.PreRunE = needFlag("value", "fill needs --value TEXT (--value '' clears the field)", true)
 		}, true),
 		newActCmd(f, "press", "press PAGE --key KEYS [TARGET]", "Send real key events (Enter, ArrowDown, Control+a …)", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringVar(&req.Keys, "key", "", "keys to press, e.g. Enter or Control+a")
+			cmd.Flags().StringVar(&req.Keys, "key", "", "keys to press, e.g. Enter or Control+a (required)")
+			cmd.PreRunE = needFlag("key", "press needs --key KEYS, e.g. --key Enter", false)
 		}, false),
 		newActCmd(f, "select", "select PAGE TARGET --option VALUE…", "Select options of a <select> by value or visible label", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringArrayVar(&req.Values, "option", nil, "value or visible label (repeatable)")
+			cmd.Flags().StringArrayVar(&req.Values, "option", nil, "value or visible label (repeatable, at least one)")
+			cmd.PreRunE = needFlag("option", "select needs --option VALUE (repeatable)", false)
 		}, true),
 		newActCmd(f, "check", "check PAGE TARGET", "Check a checkbox or radio (read back)", nil, true),
 		newActCmd(f, "uncheck", "uncheck PAGE TARGET", "Uncheck a checkbox (read back)", nil, true),
@@ -161,7 +179,8 @@ func NewCmdActions(f *Factory) []*cobra.Command {
 			cmd.Flags().Float64Var(&req.DY, "dy", 0, "pixels down")
 		}, false),
 		newActCmd(f, "upload", "upload PAGE TARGET --file NAME…", "Upload files from the owner-named upload directory only", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringArrayVar(&req.Files, "file", nil, "file name inside the upload directory (repeatable)")
+			cmd.Flags().StringArrayVar(&req.Files, "file", nil, "file name inside the upload directory (repeatable, at least one)")
+			cmd.PreRunE = needFlag("file", "upload needs --file NAME (repeatable)", false)
 		}, true),
 		newDialogCmd(f),
 	}
@@ -291,7 +310,7 @@ func NewCmdClosePage(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.emit(res, func(w io.Writer) { fmt.Fprintf(w, "closed %v\n", res["closed"]) })
+			return f.emit(res, func(w io.Writer) { fmt.Fprintf(w, "closed %v\n", res["page"]) })
 		},
 	}
 }

@@ -10,21 +10,6 @@ import (
 )
 
 // NewCmdVersion prints the version.
-func NewCmdVersion(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  exactArgs(0),
-		RunE: func(*cobra.Command, []string) error {
-			if f.JSON {
-				return json.NewEncoder(f.IO.Out).Encode(map[string]string{"version": Version})
-			}
-			fmt.Fprintln(f.IO.Out, "webcodex", Version)
-			return nil
-		},
-	}
-}
-
 // SpecOptions are the flags of `webcodex spec`.
 type SpecOptions struct {
 	Dir   string

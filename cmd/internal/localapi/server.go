@@ -188,6 +188,10 @@ func (s *Server) connSet() *connSet {
 	return s.conns
 }
 
+// OpenConns returns how many client connections are open now (the Runner
+// is not idle while a client holds one).
+func (s *Server) OpenConns() int64 { return int64(s.connSet().len()) }
+
 func (s *Server) logf(format string, args ...any) {
 	if s.Logf != nil {
 		s.Logf(format, args...)

@@ -8,6 +8,14 @@ import (
 // The wire types of the local API. Fields are only ever added; their JSON
 // names are the stable `--json` output of the CLI.
 
+// The JSON convention of the local API and of every `--json` output (the
+// README states it for users): keys are camelCase; a page id is always
+// "page" and a browser id always "browser", in requests and results alike;
+// every result is one JSON object at the top level (a list sits under a
+// named key); values from a closed set (modes, states, refusal codes,
+// capability names) are snake_case strings; times are RFC 3339; durations
+// are integers with their unit in the key (elapsedMs).
+
 // Modes of a Browser.
 const (
 	ModeEphemeral = "owned_ephemeral"
@@ -27,7 +35,7 @@ type LaunchRequest struct {
 
 // BrowserInfo describes one browser. It never holds ports, URLs or paths.
 type BrowserInfo struct {
-	ID         string     `json:"id"`
+	ID         string     `json:"browser"`
 	Mode       string     `json:"mode"`
 	Profile    string     `json:"profile,omitempty"` // managed profile name
 	State      string     `json:"state"`
@@ -35,8 +43,8 @@ type BrowserInfo struct {
 	Headless   bool       `json:"headless"`
 	Pages      []PageInfo `json:"pages"`
 	// Attached browsers only.
-	GrantExpires *time.Time `json:"grant_expires,omitempty"`
-	AttemptsLeft *int       `json:"reconnect_attempts_left,omitempty"`
+	GrantExpires *time.Time `json:"grantExpires,omitempty"`
+	AttemptsLeft *int       `json:"reconnectAttemptsLeft,omitempty"`
 	// Session is the MCP session that owns the browser, if any.
 	Session string `json:"session,omitempty"`
 	// Unresponsive: the browser did not answer within the status bound;
@@ -54,7 +62,7 @@ type EndSessionResult struct {
 
 // PageInfo describes one page.
 type PageInfo struct {
-	ID      string `json:"id"`
+	ID      string `json:"page"`
 	Browser string `json:"browser"`
 	URL     string `json:"url"`
 	Title   string `json:"title"`
@@ -65,6 +73,7 @@ type PageInfo struct {
 
 // Status is the Runner's state.
 type Status struct {
+	Running      bool            `json:"running"` // the CLI says false, with no Runner field, when none runs
 	Runner       RunnerInfo      `json:"runner"`
 	Browsers     []BrowserInfo   `json:"browsers"`
 	Capabilities map[string]bool `json:"capabilities"`
@@ -75,6 +84,43 @@ type RunnerInfo struct {
 	Version string    `json:"version"`
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
+	// Sandbox says whether owned browsers run with Chromium's sandbox, and
+	// when not, why.
+	Sandbox Sandbox `json:"sandbox"`
+	// IdleExitMs is how long the Runner waits with no browser, no approval
+	// pending and no client connected before it exits; 0 never.
+	IdleExitMs int64 `json:"idleExitMs"`
+	// Env fingerprints the environment variables the Runner reads (see
+	// [EnvFingerprint]): a client compares it with its own to learn that
+	// the Runner was started with a different environment.
+	Env map[string]string `json:"env"`
+}
+
+// Sandbox is whether owned browsers run sandboxed.
+type Sandbox struct {
+	Enabled bool   `json:"enabled"`
+	Reason  string `json:"reason"` // why not; empty when enabled
+}
+
+// PingResult is the answer to ping: the Runner answers, and with what
+// environment it was started.
+type PingResult struct {
+	OK      bool              `json:"ok"`
+	Env     map[string]string `json:"env"`
+	Sandbox *Sandbox          `json:"sandbox,omitempty"`
+}
+
+// StopResult reports a stop: the Runner closed its owned browsers and
+// detached from attached ones before answering.
+type StopResult struct {
+	Stopped        bool `json:"stopped"`        // false: no Runner was running
+	BrowsersClosed int  `json:"browsersClosed"` // owned browsers closed, attached ones detached
+}
+
+// PagesResult lists a browser's pages.
+type PagesResult struct {
+	Browser string     `json:"browser"`
+	Pages   []PageInfo `json:"pages"`
 }
 
 // BrowserRequest names a browser.
@@ -104,6 +150,9 @@ type NavResult struct {
 	Page  string `json:"page"`
 	URL   string `json:"url"`
 	Title string `json:"title"`
+	// Status is the HTTP status of the document's response, when there was
+	// one (0 for about:blank, a fragment change or a cached history entry).
+	Status int `json:"status,omitempty"`
 	// Loading: the document committed but had not loaded by the call's
 	// bound (a huge page); URL and title are what the browser knew then.
 	Loading bool `json:"loading,omitempty"`
@@ -112,25 +161,27 @@ type NavResult struct {
 // ReadRequest reads a page's visible text.
 type ReadRequest struct {
 	Page     string `json:"page"`
-	MaxChars int    `json:"max_chars,omitempty"`
+	MaxChars int    `json:"maxChars,omitempty"`
 }
 
 // ReadResult is bounded visible text.
 type ReadResult struct {
+	Page      string `json:"page"`
 	Text      string `json:"text"`
 	Truncated bool   `json:"truncated"`
-	Chars     int    `json:"total_chars"`
+	Chars     int    `json:"totalChars"`
 }
 
 // ScreenshotRequest captures a page.
 type ScreenshotRequest struct {
 	Page     string  `json:"page"`
-	FullPage bool    `json:"full_page,omitempty"`
+	FullPage bool    `json:"fullPage,omitempty"`
 	Target   *Target `json:"target,omitempty"`
 }
 
 // ScreenshotResult is a PNG.
 type ScreenshotResult struct {
+	Page   string `json:"page"`
 	PNG    []byte `json:"png"`
 	Width  int    `json:"width"`
 	Height int    `json:"height"`
@@ -144,8 +195,9 @@ type EvalRequest struct {
 
 // EvalResult is a bounded JSON value.
 type EvalResult struct {
-	Value     any  `json:"value"`
-	Truncated bool `json:"truncated"`
+	Page      string `json:"page"`
+	Value     any    `json:"value"`
+	Truncated bool   `json:"truncated"`
 }
 
 // CloseResult reports a browser's teardown.
@@ -158,23 +210,23 @@ type CloseResult struct {
 // Target is a semantic element target.
 type Target struct {
 	Ref         string `json:"ref,omitempty"`
-	SnapshotID  string `json:"snapshot_id,omitempty"`
+	SnapshotID  string `json:"snapshotId,omitempty"`
 	Role        string `json:"role,omitempty"`
 	Name        string `json:"name,omitempty"`
 	Label       string `json:"label,omitempty"`
 	Text        string `json:"text,omitempty"`
 	Placeholder string `json:"placeholder,omitempty"`
-	TestID      string `json:"test_id,omitempty"`
+	TestID      string `json:"testId,omitempty"`
 	CSS         string `json:"css,omitempty"`
 	Index       *int   `json:"index,omitempty"`
 }
 
 // AttachRequest attaches to a person's running browser.
 type AttachRequest struct {
-	ProfileDir    string   `json:"profile_dir,omitempty"` // read its DevToolsActivePort
-	Endpoint      string   `json:"endpoint,omitempty"`    // 127.0.0.1:PORT (loopback only)
-	Allow         []string `json:"allow,omitempty"`       // origin allowlist; empty = nothing
-	AllowEvaluate bool     `json:"allow_evaluate,omitempty"`
+	ProfileDir    string   `json:"profileDir,omitempty"` // read its DevToolsActivePort
+	Endpoint      string   `json:"endpoint,omitempty"`   // 127.0.0.1:PORT (loopback only)
+	Allow         []string `json:"allow,omitempty"`      // origin allowlist; empty = nothing
+	AllowEvaluate bool     `json:"allowEvaluate,omitempty"`
 	// PressPrompt asks that webcodex press the browser's own "Allow remote
 	// debugging?" prompt for the person (Linux: over AT-SPI); the approval
 	// shows it, and only a grant that says so lets the Runner press.
@@ -192,10 +244,10 @@ type AttachRequest struct {
 type AttachResult struct {
 	Browser                 BrowserInfo     `json:"browser"`
 	Product                 string          `json:"product"`
-	CapabilitiesInvalidated bool            `json:"capabilities_invalidated"`
-	NextAction              string          `json:"next_action"`
-	EndpointOwnership       string          `json:"endpoint_ownership"`
-	SideEffects             map[string]bool `json:"side_effects"`
+	CapabilitiesInvalidated bool            `json:"capabilitiesInvalidated"`
+	NextAction              string          `json:"nextAction"`
+	EndpointOwnership       string          `json:"endpointOwnership"`
+	SideEffects             map[string]bool `json:"sideEffects"`
 }
 
 // ApprovalRequest names an approval request. On the approval route,
@@ -221,14 +273,14 @@ type ApprovalSummary struct {
 	Expires time.Time `json:"expires"`
 	// SecondFactor, on a challenge, says whether the answer needs the
 	// one-time code from the desktop notification.
-	SecondFactor string `json:"second_factor,omitempty"`
+	SecondFactor string `json:"secondFactor,omitempty"`
 }
 
 // ReconnectResult reports a reconnect.
 type ReconnectResult struct {
 	Browser                 string `json:"browser"`
 	Generation              uint64 `json:"generation"`
-	CapabilitiesInvalidated bool   `json:"capabilities_invalidated"`
+	CapabilitiesInvalidated bool   `json:"capabilitiesInvalidated"`
 	Attempts                int    `json:"attempts"`
 }
 
@@ -238,7 +290,7 @@ type SnapshotRequest struct {
 	Scope       *Target `json:"scope,omitempty"`
 	Interactive bool    `json:"interactive,omitempty"`
 	Since       string  `json:"since,omitempty"`
-	MaxChars    int     `json:"max_chars,omitempty"`
+	MaxChars    int     `json:"maxChars,omitempty"`
 	Cursor      string  `json:"cursor,omitempty"`
 }
 
@@ -266,22 +318,22 @@ type WaitRequest struct {
 	Text        string  `json:"text,omitempty"`
 	Target      *Target `json:"target,omitempty"`
 	URL         string  `json:"url,omitempty"`
-	URLIncludes string  `json:"url_includes,omitempty"`
-	TimeoutMS   int     `json:"timeout_ms,omitempty"`
+	URLIncludes string  `json:"urlIncludes,omitempty"`
+	TimeoutMS   int     `json:"timeoutMs,omitempty"`
 }
 
 // DiagRequest reads console messages or network requests.
 type DiagRequest struct {
 	Page       string `json:"page"`
 	Since      uint64 `json:"since,omitempty"`
-	ErrorsOnly bool   `json:"errors_only,omitempty"`
+	ErrorsOnly bool   `json:"errorsOnly,omitempty"`
 	Clear      bool   `json:"clear,omitempty"`
 }
 
 // ProbeRequest performs one action and reports its effect.
 type ProbeRequest struct {
 	ActRequest
-	SettleMS int `json:"settle_ms,omitempty"`
+	SettleMS int `json:"settleMs,omitempty"`
 }
 
 // ClosePageRequest closes a page webcodex opened.
@@ -302,11 +354,11 @@ type CDPRequest struct {
 // machine. It never holds paths, ports or URLs.
 type DiscoverResult struct {
 	Launch          LaunchAvailability `json:"launch"`
-	ManagedProfiles []string           `json:"managed_profiles"`
-	Attach          []AttachCandidate  `json:"attach_candidates"`
+	ManagedProfiles []string           `json:"managedProfiles"`
+	Attach          []AttachCandidate  `json:"attachCandidates"`
 	// ExtensionBridge reports whether attaching through the extension bridge
 	// is available in this build.
-	ExtensionBridge bool `json:"extension_bridge"`
+	ExtensionBridge bool `json:"extensionBridge"`
 }
 
 // LaunchAvailability says whether an owned browser can be launched.

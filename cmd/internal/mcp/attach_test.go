@@ -120,7 +120,7 @@ func TestAttachThroughHostApproval(t *testing.T) {
 	s := attachServer(t, u, strings.TrimPrefix(a.URL, "http://"), allowAnswer(&asked, &summary))
 
 	d := s.ok("browser_discover", nil)
-	cands, _ := d["discover"].(map[string]any)["attach_candidates"].([]any)
+	cands, _ := d["discover"].(map[string]any)["attachCandidates"].([]any)
 	ready := false
 	for _, c := range cands {
 		cm := c.(map[string]any)
@@ -142,14 +142,14 @@ func TestAttachThroughHostApproval(t *testing.T) {
 	if str(res, "attach", "browser", "mode") != "attached_external" {
 		t.Fatalf("attach = %v", res)
 	}
-	browserID := str(res, "attach", "browser", "id")
+	browserID := str(res, "attach", "browser", "browser")
 
 	tabs := s.ok("browser_tabs", map[string]any{"action": "list"})
 	page := ""
 	for _, tab := range tabs["tabs"].([]any) {
 		switch tm := tab.(map[string]any); tm["url"] {
 		case a.URL + "/":
-			page = tm["id"].(string)
+			page = tm["page"].(string)
 		case "about:blank": // the person's new tab: about:blank is allowed with an allowlist
 		default:
 			t.Fatalf("an unauthorized tab is listed: %v", tabs)
@@ -205,7 +205,7 @@ func TestAttachThroughHostApproval(t *testing.T) {
 			t.Errorf("%s on the person's tab that left: %+v, want %+v", tool, got, want)
 		}
 	}
-	page = str(s.ok("browser_tabs", map[string]any{"action": "new", "url": a.URL + "/"}), "tab", "id")
+	page = str(s.ok("browser_tabs", map[string]any{"action": "new", "url": a.URL + "/"}), "tab", "page")
 
 	// Evaluate and raw CDP are off for an attached browser without
 	// --allow-evaluate.
@@ -256,9 +256,9 @@ func TestAttachEvaluateAllowed(t *testing.T) {
 		t.Fatalf("the person was not told evaluate is on: %q", msg)
 	}
 	page := ""
-	for _, tab := range s.ok("browser_tabs", map[string]any{"action": "list", "browser": str(res, "attach", "browser", "id")})["tabs"].([]any) {
+	for _, tab := range s.ok("browser_tabs", map[string]any{"action": "list", "browser": str(res, "attach", "browser", "browser")})["tabs"].([]any) {
 		if tm := tab.(map[string]any); tm["url"] == a.URL+"/" {
-			page = tm["id"].(string)
+			page = tm["page"].(string)
 		}
 	}
 	s.ok("browser_wait_for", map[string]any{"page": page, "condition": "load"})

@@ -75,7 +75,7 @@ func TestDeniedFramesInAttachedBrowser(t *testing.T) {
 	page := ""
 	for _, tab := range s.ok("browser_tabs", map[string]any{"action": "list"})["tabs"].([]any) {
 		if tm := tab.(map[string]any); tm["url"] == a.URL+"/" {
-			page = tm["id"].(string)
+			page = tm["page"].(string)
 		}
 	}
 	if page == "" {

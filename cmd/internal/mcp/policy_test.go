@@ -150,7 +150,7 @@ func TestReadOnlyServer(t *testing.T) {
 		t.Fatalf("capability bits %v", caps)
 	}
 	d := s.ok("browser_discover", nil)
-	if d["launch_allowed"] != false || d["discover"].(map[string]any)["extension_bridge"] != false {
+	if d["launch_allowed"] != false || d["discover"].(map[string]any)["extensionBridge"] != false {
 		t.Fatalf("discover = %v", d)
 	}
 	// Reads work (and say there is nothing to read yet).
@@ -176,7 +176,7 @@ func TestManagedProfileCapability(t *testing.T) {
 	s.refused("browser_launch", map[string]any{"managed": "mcp-test", "headless": true}, fsm.LeaseHeld)
 	s.ok("browser_close", nil)
 	d := s.ok("browser_discover", nil)
-	if profiles := d["discover"].(map[string]any)["managed_profiles"].([]any); len(profiles) != 1 || profiles[0] != "mcp-test" {
+	if profiles := d["discover"].(map[string]any)["managedProfiles"].([]any); len(profiles) != 1 || profiles[0] != "mcp-test" {
 		t.Fatalf("managed profiles = %v", profiles)
 	}
 }

@@ -52,12 +52,13 @@ func TestRunnerMode(t *testing.T) {
 	if err != nil || len(got.Browsers) != 1 {
 		t.Fatalf("daemon status = %+v, %v", got, err)
 	}
-	ref := s.refused("browser_attach", map[string]any{"endpoint": "127.0.0.1:1"}, fsm.EndpointOwnerMismatch)
+	// Nothing listens there: the browser needs setting up, no owner is wrong.
+	ref := s.refused("browser_attach", map[string]any{"endpoint": "127.0.0.1:1"}, fsm.RequiresSetup)
 	if strings.Contains(ref.Detail, "127.0.0.1:1") {
 		t.Errorf("the refusal echoes the endpoint: %q", ref.Detail)
 	}
 	recs, _ := auditRecords(t, state)
-	if !hasRecord(recs, map[string]string{"tool": "click", "outcome": "ok"}) {
+	if !hasRecord(recs, map[string]string{"tool": "browser_click", "action": "click", "session": str(st, "server", "session"), "outcome": "ok"}) {
 		t.Fatalf("the daemon did not audit the click: %v", recs)
 	}
 }

@@ -239,7 +239,7 @@ func TestGrantSessionComesFromTheCaller(t *testing.T) {
 	ctx := context.Background()
 	req := localapi.AttachRequest{ProfileDir: u.profile}
 
-	forged := map[string]any{"profile_dir": u.profile, "session": "cli"}
+	forged := map[string]any{"profileDir": u.profile, "session": "cli"}
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	_, err := localapi.Call[map[string]any, localapi.AttachResult](cctx, localapi.NewClient(dir), "attach", forged)
 	cancel()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -61,6 +62,9 @@ func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
 		if err != nil {
 			return e, fsm.Refuse(fsm.InvalidArgument, "the profile directory is not a valid path")
 		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return e, fsm.Refuse(fsm.InvalidArgument, "the profile directory does not exist; give the running browser's user data directory (chrome://version shows it as Profile Path, without the last part)").WithCause(err)
+		}
 		port, path, err := platform.ReadDevToolsActivePort(dir)
 		if err != nil {
 			return e, fsm.Refuse(fsm.RequiresSetup, "the profile has no live debugging endpoint; turn on remote debugging in chrome://inspect/#remote-debugging").WithCause(err)
@@ -79,6 +83,9 @@ func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
 		e.addr = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
 	}
 	pid, err := listenerOwner(e.addr)
+	if errors.Is(err, platform.ErrNoListener) {
+		return e, fsm.Refuse(fsm.RequiresSetup, "nothing listens on that endpoint: start the browser with remote debugging on (chrome://inspect/#remote-debugging), or check the port").WithCause(err)
+	}
 	if err != nil {
 		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "no single browser process owns the endpoint").WithCause(err)
 	}
@@ -430,6 +437,7 @@ func (b *Browser) reconnectHooks() reconnect.Hooks {
 			b.mu.Unlock()
 			old.Close() // one socket per generation: the old one is gone for good
 			sock, err := r.dial(ctx, b.ep)
+
 			if err != nil {
 				if isHandshakeStatus(err, 403) {
 					return fmt.Errorf("%w: %v", reconnect.ErrDismissed, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -426,6 +427,7 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 
 func eventuallyT(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
+	d = slow.Scale(d)
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {

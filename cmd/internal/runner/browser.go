@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
@@ -41,6 +42,7 @@ type Browser struct {
 	proc      *platform.Process
 	procLease *lease.ProcessLease
 	record    string // orphan record path
+	launchDir string // owned: the temporary directory of this launch
 
 	// Attached browsers only.
 	ep            endpoint
@@ -88,6 +90,9 @@ type Page struct {
 	surf    *surface.Page
 	gen     reconnect.Generation
 	opened  bool // webcodex opened it (attached browsers: may be closed by close_page)
+	// navFailed: the last goto failed in the browser (a network error),
+	// so its error page is reported as that, not as leaving the allowlist.
+	navFailed atomic.Bool
 
 	raw rawSession // raw CDP's own session (rawsession.go)
 
@@ -131,11 +136,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 		if req.Headless != nil && !*req.Headless {
 			b.headless = false
 		}
-		dir, err := os.MkdirTemp("", "webcodex-profile-")
-		if err != nil {
-			return localapi.BrowserInfo{}, fmt.Errorf("runner: temporary profile: %w", err)
-		}
-		lopts.UserDataDir, lopts.RemoveUserDataDir = dir, true
+		lopts.RemoveUserDataDir = true // made in the launch directory below
 	} else {
 		if !profileName.MatchString(req.Managed) {
 			return localapi.BrowserInfo{}, fsm.Refuse(fsm.InvalidArgument, "a managed profile name is 1 to 48 of a-z, 0-9 and '-', not a path")
@@ -146,6 +147,24 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 			return localapi.BrowserInfo{}, err
 		}
 		lopts.UserDataDir, b.procLease = dir, lk
+	}
+	// What a launch makes in the temporary directory (the ephemeral
+	// profile, the browser's TMPDIR) lives in one directory, recorded
+	// before the browser starts: what a Runner killed mid-launch leaves,
+	// the next Runner reclaims.
+	launchDir, err := os.MkdirTemp("", "webcodex-")
+	if err != nil {
+		b.release(lopts)
+		return localapi.BrowserInfo{}, fmt.Errorf("runner: temporary directory: %w", err)
+	}
+	b.launchDir, lopts.TempParent = launchDir, launchDir
+	b.record = r.writeRecord(b, lopts)
+	if lopts.RemoveUserDataDir {
+		lopts.UserDataDir = filepath.Join(launchDir, "profile")
+		if err := os.Mkdir(lopts.UserDataDir, 0o700); err != nil {
+			b.release(lopts)
+			return localapi.BrowserInfo{}, fmt.Errorf("runner: temporary profile: %w", err)
+		}
 	}
 	lopts.Headless = b.headless
 	if !b.headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
@@ -163,6 +182,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	}
 	proc, err := platform.Launch(ctx, lopts)
 	if err != nil {
+		r.logLaunchFailure(err, b.launchDir, lopts.UserDataDir)
 		b.att.Fire(ctx, lease.AttachFailed)
 		b.release(lopts)
 		return localapi.BrowserInfo{}, err
@@ -260,9 +280,13 @@ func (b *Browser) release(lopts platform.LaunchOptions) {
 	if b.procLease != nil {
 		b.procLease.Release()
 	}
-	if lopts.RemoveUserDataDir {
+	if lopts.RemoveUserDataDir && lopts.UserDataDir != "" {
 		os.RemoveAll(lopts.UserDataDir)
 	}
+	if b.launchDir != "" {
+		os.RemoveAll(b.launchDir)
+	}
+	b.r.removeRecord(b.record)
 }
 
 // connect takes the launched browser's DevTools pipe, its one connection:
@@ -541,6 +565,9 @@ func (r *Runner) closeBrowser(ctx context.Context, b *Browser) {
 		r.gates.Forget(b.id)
 		if b.procLease != nil {
 			b.procLease.Release()
+		}
+		if b.launchDir != "" {
+			os.RemoveAll(b.launchDir) // what the teardown left of the launch
 		}
 		r.removeRecord(b.record)
 		r.logf("runner: browser %s %s", b.id, b.att.State())

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/webcodex/webcodex/cmd/internal/cli"
@@ -16,6 +17,7 @@ import (
 // lives here, not in cli, because the CLI stays a thin client.
 func NewCmdServe(f *cli.Factory) *cobra.Command {
 	var uploadDir string
+	var idleExit time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the Runner daemon (CLI commands start one in the background when needed)",
@@ -28,13 +30,14 @@ func NewCmdServe(f *cli.Factory) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			logger := log.New(f.IO.Err, "", log.LstdFlags)
-			err = Serve(ctx, Options{StateDir: dir, Version: cli.Version, Logf: logger.Printf, UploadDir: uploadDir, Stop: stop})
+			err = Serve(ctx, Options{StateDir: dir, Version: cli.Version, Logf: logger.Printf, UploadDir: uploadDir, Stop: stop, IdleExit: idleExit})
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
 			return nil
 		},
 	}
+	cmd.Flags().DurationVar(&idleExit, "idle-exit", 0, "exit after this long with no browser and no client (0: never; the CLI starts its background Runner with 10m, or $WEBCODEX_IDLE_EXIT)")
 	cmd.Flags().StringVar(&uploadDir, "upload-dir", os.Getenv("WEBCODEX_UPLOAD_DIR"), "the one directory files may be uploaded from (unset: uploads refused)")
 	return cmd
 }

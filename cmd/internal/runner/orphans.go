@@ -23,6 +23,10 @@ type ownedRecord struct {
 	// an embedded MCP Runner share the state root) is never reaped.
 	RunnerPID   int    `json:"runner_pid,omitempty"`
 	RunnerStart uint64 `json:"runner_start,omitempty"`
+	// LaunchDir holds everything the launch made in the temporary
+	// directory. A record with no PID was written before the browser
+	// started: its Runner died mid-launch.
+	LaunchDir string `json:"launch_dir,omitempty"`
 }
 
 func (r *Runner) recordDir() string { return filepath.Join(r.opts.StateDir, "browser", "owned") }
@@ -33,8 +37,11 @@ func (r *Runner) writeRecord(b *Browser, lopts platform.LaunchOptions) string {
 		r.logf("runner: cannot record browser %s for cleanup: %v", b.id, err)
 		return ""
 	}
-	fp := b.proc.Fingerprint()
-	rec := ownedRecord{PID: fp.PID, StartTime: fp.StartTime, Exe: fp.Exe, PGID: b.proc.PGID(), TmpDir: b.proc.TmpDir()}
+	rec := ownedRecord{LaunchDir: b.launchDir}
+	if b.proc != nil {
+		fp := b.proc.Fingerprint()
+		rec.PID, rec.StartTime, rec.Exe, rec.PGID, rec.TmpDir = fp.PID, fp.StartTime, fp.Exe, b.proc.PGID(), b.proc.TmpDir()
+	}
 	if self, err := platform.FingerprintOf(os.Getpid()); err == nil {
 		rec.RunnerPID, rec.RunnerStart = self.PID, self.StartTime
 	}
@@ -78,19 +85,18 @@ func (r *Runner) reapOrphans() {
 			}
 		}
 		fp := platform.Fingerprint{PID: rec.PID, StartTime: rec.StartTime, Exe: rec.Exe}
-		if fp.Alive() && rec.PGID == rec.PID {
+		if rec.PID > 0 && fp.Alive() && rec.PGID == rec.PID {
 			platform.KillGroup(rec.PGID)
 			deadline := time.Now().Add(5 * time.Second)
 			for platform.GroupAlive(rec.PGID) && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond) // polling the process table: there is no event for it
 			}
 		}
-		if !platform.GroupAlive(rec.PGID) || !fp.Alive() {
-			if rec.TmpDir != "" {
-				os.RemoveAll(rec.TmpDir)
-			}
-			if rec.UserDataDir != "" {
-				os.RemoveAll(rec.UserDataDir)
+		if rec.PID <= 0 || !platform.GroupAlive(rec.PGID) || !fp.Alive() {
+			for _, dir := range []string{rec.TmpDir, rec.UserDataDir, rec.LaunchDir} {
+				if dir != "" {
+					os.RemoveAll(dir)
+				}
 			}
 		}
 		os.Remove(path)

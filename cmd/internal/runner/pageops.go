@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -76,12 +78,16 @@ func (r *Runner) Goto(ctx context.Context, req localapi.GotoRequest) (_ localapi
 			return localapi.NavResult{}, err
 		}
 	}
+	if err := checkNavigationURL(req.URL); err != nil {
+		return localapi.NavResult{}, err
+	}
 	if err := p.browser.gate.Check(req.URL); err != nil {
 		return localapi.NavResult{}, err
 	}
 	nctx, cancel := context.WithTimeout(ctx, navigationTimeout)
 	defer cancel()
 	nav, err := p.surf.Navigate(nctx, req.URL)
+	p.navFailed.Store(fsm.IsCode(err, fsm.NavigationFailed))
 	if err != nil {
 		return localapi.NavResult{}, err
 	}
@@ -97,7 +103,7 @@ func (r *Runner) Goto(ctx context.Context, req localapi.GotoRequest) (_ localapi
 		return localapi.NavResult{}, leftAllowlist(err)
 	}
 	p.remember(nav.URL, nav.Title)
-	return localapi.NavResult{Page: p.id, URL: nav.URL, Title: nav.Title, Loading: loading}, nil
+	return localapi.NavResult{Page: p.id, URL: nav.URL, Title: nav.Title, Status: int(nav.Status), Loading: loading}, nil
 }
 
 // targetInfo is the page's URL and title as the browser process reports
@@ -110,6 +116,24 @@ func (p *Page) targetInfo(ctx context.Context) (string, string, error) {
 		return "", "", fsm.Refuse(fsm.Timeout, "the browser did not say where the navigating page is").WithCause(err)
 	}
 	return res.TargetInfo.URL, res.TargetInfo.Title, nil
+}
+
+// checkNavigationURL refuses, as the caller's mistake, a URL that is not
+// absolute: "example.com" or "localhost:8080" would otherwise reach the
+// origin gate and read as a denied origin.
+func checkNavigationURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fsm.Refuse(fsm.InvalidArgument, "the URL does not parse; give an absolute URL such as https://example.com/")
+	case u.Scheme == "":
+		return fsm.Refuse(fsm.InvalidArgument, "the URL has no scheme; give an absolute URL such as https://example.com/")
+	case u.Opaque != "" && (strings.Contains(u.Scheme, ".") || strings.IndexAny(u.Opaque[:1], "0123456789") == 0):
+		return fsm.Refuse(fsm.InvalidArgument, "the URL reads as host:port without a scheme; write http://host:port/")
+	case (u.Scheme == "http" || u.Scheme == "https") && u.Host == "":
+		return fsm.Refuse(fsm.InvalidArgument, "the URL has no host; give an absolute URL such as https://example.com/")
+	}
+	return nil
 }
 
 // authorize judges the page's live URL (never a cached one): a page that
@@ -130,6 +154,11 @@ func (p *Page) judge(rawURL string) error {
 	if err := p.browser.gate.Check(rawURL); err != nil {
 		if p.personal() {
 			return fsm.Refuse(fsm.NotFound, "no such page")
+		}
+		if p.navFailed.Load() && strings.HasPrefix(rawURL, "chrome-error:") {
+			// The browser's error page after a goto that failed: the page
+			// went nowhere, so "left the allowed origins" would mislead.
+			return fsm.Refuse(fsm.NavigationFailed, "the page's last navigation failed and it shows the browser's error page; navigate it to a URL that loads")
 		}
 		return leftAllowlist(err)
 	}
@@ -209,7 +238,7 @@ func (r *Runner) Read(ctx context.Context, req localapi.ReadRequest) (_ localapi
 	if err != nil {
 		return localapi.ReadResult{}, err
 	}
-	return localapi.ReadResult{Text: rd.Text, Truncated: rd.Truncated, Chars: rd.TotalChars}, nil
+	return localapi.ReadResult{Page: p.id, Text: rd.Text, Truncated: rd.Truncated, Chars: rd.TotalChars}, nil
 }
 
 // Screenshot captures the viewport, the full page or one element as PNG.
@@ -233,7 +262,7 @@ func (r *Runner) Screenshot(ctx context.Context, req localapi.ScreenshotRequest)
 		return localapi.ScreenshotResult{}, err
 	}
 	w, h := pngSize(png)
-	return localapi.ScreenshotResult{PNG: png, Width: w, Height: h}, nil
+	return localapi.ScreenshotResult{Page: p.id, PNG: png, Width: w, Height: h}, nil
 }
 
 // pngSize reads the IHDR width and height of a PNG.
@@ -269,7 +298,9 @@ func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi
 		return localapi.EvalResult{}, err
 	}
 	if res.Exception != "" {
-		return localapi.EvalResult{}, fsm.Refuse(fsm.InvalidArgument, "the expression threw: "+res.Exception)
+		// The page's script failing is a failure, not policy and not a
+		// malformed request.
+		return localapi.EvalResult{}, fmt.Errorf("the expression threw: %s", res.Exception)
 	}
 	var v struct {
 		Value     any
@@ -281,7 +312,7 @@ func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi
 			return localapi.EvalResult{}, fmt.Errorf("runner: decode the value: %w", err)
 		}
 	}
-	return localapi.EvalResult{Value: v.Value, Truncated: v.Truncated}, nil
+	return localapi.EvalResult{Page: p.id, Value: v.Value, Truncated: v.Truncated}, nil
 }
 
 // toSurfaceTarget converts a wire target.

@@ -9,8 +9,9 @@ import (
 // Routes returns the local API's route table over this Runner.
 func (r *Runner) Routes() *localapi.Routes {
 	rt := &localapi.Routes{}
-	localapi.Handle(rt, "ping", func(context.Context, struct{}) (map[string]any, error) {
-		return map[string]any{"ok": true}, nil
+	localapi.Handle(rt, "ping", func(context.Context, struct{}) (localapi.PingResult, error) {
+		sb := sandboxInfo()
+		return localapi.PingResult{OK: true, Env: r.env, Sandbox: &sb}, nil
 	})
 	localapi.Handle(rt, "status", func(ctx context.Context, _ struct{}) (localapi.Status, error) { return r.Status(ctx) })
 	localapi.Handle(rt, "launch", bounded(r, r.Launch))
@@ -37,11 +38,6 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Handle(rt, "discover", r.Discover)
 	localapi.Handle(rt, "end_session", r.EndSession)
 	localapi.Handle(rt, "adopt", r.Adopt) // within the creator boundary, checked inside
-	localapi.Handle(rt, "stop", func(context.Context, struct{}) (map[string]any, error) {
-		if r.opts.Stop != nil {
-			r.opts.Stop()
-		}
-		return map[string]any{"stopping": true}, nil
-	})
+	localapi.Handle(rt, "stop", r.stop)
 	return rt
 }

@@ -53,12 +53,18 @@ type Options struct {
 	// NetDialContext dials attached browsers' endpoints; nil means a plain
 	// dialer. Fault-injection tests wrap the real socket with it.
 	NetDialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// IdleExit, when positive, makes [Serve] exit after that long with no
+	// browser and no client connected. The CLI starts its background
+	// Runner with one (10 minutes unless WEBCODEX_IDLE_EXIT says otherwise);
+	// `webcodex serve` by hand runs until stopped.
+	IdleExit time.Duration
 }
 
 // Runner owns browsers. Safe for concurrent use.
 type Runner struct {
 	opts    Options
 	started time.Time
+	env     map[string]string // fingerprint of the environment it started with
 	broker  *consent.Broker
 	gates   *lease.Gates
 	ledger  *lease.Ledger
@@ -86,14 +92,21 @@ func New(opts Options) (*Runner, error) {
 		opts.ConsentUI = defaultConsentUI()
 	}
 	if err := platform.EnsurePrivateDir(opts.StateDir); err != nil {
+		if ref, ok := fsm.AsRefusal(err); ok {
+			// Say which directory: the detail alone reads like a profile's.
+			return nil, fsm.Refuse(ref.Code, "the state directory is not private: "+ref.Detail).WithCause(err)
+		}
 		return nil, fmt.Errorf("runner: state root: %w", err)
 	}
 	r := &Runner{
-		opts: opts, started: time.Now(),
+		opts: opts, started: time.Now(), env: localapi.EnvFingerprint(),
 		broker: consent.NewBroker(), gates: lease.NewGates(), ledger: lease.NewLedger(),
 		browsers: map[string]*Browser{}, pages: map[string]*Page{}, retired: map[string]bool{},
 	}
 	r.reapOrphans()
+	if sb := platform.Sandbox(); !sb.Enabled {
+		r.logf("runner: owned browsers run without Chromium's sandbox: %s", sb.Reason)
+	}
 	return r, nil
 }
 
@@ -141,7 +154,8 @@ func (r *Runner) Shutdown(ctx context.Context) {
 // Status reports the Runner and its browsers.
 func (r *Runner) Status(ctx context.Context) (localapi.Status, error) {
 	st := localapi.Status{
-		Runner:       localapi.RunnerInfo{Version: r.opts.Version, PID: os.Getpid(), Started: r.started},
+		Runner: localapi.RunnerInfo{Version: r.opts.Version, PID: os.Getpid(), Started: r.started,
+			Sandbox: sandboxInfo(), IdleExitMs: r.opts.IdleExit.Milliseconds(), Env: r.env},
 		Browsers:     []localapi.BrowserInfo{},
 		Capabilities: r.Capabilities(),
 	}
@@ -165,6 +179,12 @@ func (r *Runner) Status(ctx context.Context) (localapi.Status, error) {
 	wg.Wait()
 	st.Browsers = append(st.Browsers, infos...)
 	return st, nil
+}
+
+// sandboxInfo is [platform.Sandbox] on the wire.
+func sandboxInfo() localapi.Sandbox {
+	sb := platform.Sandbox()
+	return localapi.Sandbox{Enabled: sb.Enabled, Reason: sb.Reason}
 }
 
 // Capabilities are true only when this Runner really supports them.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
@@ -13,8 +14,9 @@ import (
 const shutdownTimeout = 30 * time.Second
 
 // Serve runs the Runner's local API on its socket until ctx ends (SIGTERM,
-// SIGINT), then closes owned browsers cleanly. It refuses to start when
-// another Runner answers on the socket.
+// SIGINT) or, with opts.IdleExit, until it has been idle that long; then it
+// closes owned browsers cleanly. It refuses to start when another Runner
+// answers on the socket.
 func Serve(ctx context.Context, opts Options) error {
 	r, err := New(opts)
 	if err != nil {
@@ -25,14 +27,68 @@ func Serve(ctx context.Context, opts Options) error {
 		return err
 	}
 	srv := &localapi.Server{Routes: r.Routes(), Logf: opts.Logf}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var idle sync.WaitGroup
+	if opts.IdleExit > 0 {
+		idle.Add(1)
+		go func() {
+			defer idle.Done()
+			if r.waitIdle(ctx, opts.IdleExit, srv.OpenConns) {
+				r.logf("runner: idle for %s with no browser and no client: exiting", opts.IdleExit)
+				cancel()
+			}
+		}()
+	}
 	r.logf("runner: serving (pid %d)", os.Getpid())
 	err = srv.Run(ctx, ln)
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
+	cancel()
+	idle.Wait()
+	sctx, scancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer scancel()
 	r.Shutdown(sctx)
 	r.logf("runner: stopped")
 	if err != nil {
 		return fmt.Errorf("runner: serve: %w", err)
 	}
 	return nil
+}
+
+// stop is the stop route: it closes owned browsers and detaches from
+// attached ones before it answers, so a caller that gets the answer knows
+// they are gone; then the process serving the Runner ends.
+func (r *Runner) stop(ctx context.Context, _ struct{}) (localapi.StopResult, error) {
+	n := len(r.browserList())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	r.Shutdown(sctx)
+	if r.opts.Stop != nil {
+		r.opts.Stop()
+	}
+	return localapi.StopResult{Stopped: true, BrowsersClosed: n}, nil
+}
+
+// waitIdle returns true once the Runner has had no browser and no open
+// client connection (openConns) for the whole period d, or false when ctx
+// ends first. It looks every d/8 (at most every 30 s), so it exits between
+// d and 9d/8 after the last activity.
+func (r *Runner) waitIdle(ctx context.Context, d time.Duration, openConns func() int64) bool {
+	every := min(max(d/8, 10*time.Millisecond), 30*time.Second)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	since := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case now := <-t.C:
+			if openConns() > 0 || len(r.browserList()) > 0 {
+				since = now
+				continue
+			}
+			if now.Sub(since) >= d {
+				return true
+			}
+		}
+	}
 }

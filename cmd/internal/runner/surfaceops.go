@@ -17,13 +17,22 @@ import (
 // maxWait bounds any wait an agent asks for.
 const maxWait = 2 * time.Minute
 
-// raw encodes a surface result for the wire; its JSON tags are stable.
-func raw(v any) (json.RawMessage, error) {
+// raw encodes a surface result for the wire; its JSON tags are stable. The
+// page's id comes first, as in every page verb's result.
+func raw(page string, v any) (json.RawMessage, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("runner: encode result: %w", err)
 	}
-	return b, nil
+	if len(b) < 2 || b[0] != '{' {
+		return b, nil
+	}
+	id, _ := json.Marshal(page)
+	out := append([]byte(`{"page":`), id...)
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, b[1:]...), nil
 }
 
 // readablePage returns the page after judging its live URL.
@@ -51,7 +60,7 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ 
 		if err != nil {
 			return nil, err
 		}
-		return raw(s)
+		return raw(req.Page, s)
 	}
 	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars}
 	if req.Scope != nil {
@@ -65,7 +74,7 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ 
 	if err := p.authorize(ctx); err != nil { // it may have left while we read
 		return nil, err
 	}
-	return raw(s)
+	return raw(req.Page, s)
 }
 
 // Act performs one side-effecting action. It is recorded in the effect
@@ -101,7 +110,7 @@ func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (_ json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	return raw(res)
+	return raw(req.Page, res)
 }
 
 func (r *Runner) act(ctx context.Context, p *Page, req localapi.ActRequest) (any, error) {
@@ -174,12 +183,12 @@ func (r *Runner) answerDialog(ctx context.Context, req localapi.ActRequest) (_ j
 	acted = originOf(u)
 	d := p.surf.Dialog()
 	if req.Accept == nil {
-		return raw(map[string]any{"dialog": d}) // report only
+		return raw(req.Page, map[string]any{"dialog": d}) // report only
 	}
 	if err := p.surf.HandleDialog(ctx, *req.Accept, req.Text); err != nil {
 		return nil, err
 	}
-	return raw(map[string]any{"dialog": d, "accepted": *req.Accept})
+	return raw(req.Page, map[string]any{"dialog": d, "accepted": *req.Accept})
 }
 
 // Wait waits for a condition; a timeout is found:false.
@@ -206,7 +215,7 @@ func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (_ json.Raw
 	if err := p.authorize(ctx); err != nil { // a wait may end on another origin: never report its URL
 		return nil, err
 	}
-	return raw(res)
+	return raw(req.Page, res)
 }
 
 // Console reads console messages and exceptions, bounded, with a cursor.
@@ -221,7 +230,7 @@ func (r *Runner) Console(ctx context.Context, req localapi.DiagRequest) (_ json.
 	if req.Clear {
 		p.surf.ClearDiagnostics()
 	}
-	return raw(res)
+	return raw(req.Page, res)
 }
 
 // Network reads network requests, bounded, with a cursor.
@@ -236,7 +245,7 @@ func (r *Runner) Network(ctx context.Context, req localapi.DiagRequest) (_ json.
 	if req.Clear {
 		p.surf.ClearDiagnostics()
 	}
-	return raw(res)
+	return raw(req.Page, res)
 }
 
 // Probe performs one action and reports its effect for diagnosis.
@@ -261,7 +270,7 @@ func (r *Runner) Probe(ctx context.Context, req localapi.ProbeRequest) (_ json.R
 	if err != nil {
 		return nil, err
 	}
-	return raw(res)
+	return raw(req.Page, res)
 }
 
 // ClosePage closes a page webcodex opened itself; a tab of the person's is
@@ -290,5 +299,5 @@ func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (
 	r.retireLocked(p.id)
 	r.mu.Unlock()
 	p.surf.Close()
-	return map[string]any{"closed": p.id}, nil
+	return map[string]any{"page": p.id, "closed": true}, nil
 }
