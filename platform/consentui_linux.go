@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/godbus/dbus/v5"
 )
 
 // The consent prompt adapter: it finds Chromium's "Allow remote debugging?"
@@ -29,20 +31,26 @@ import (
 //     reported as unidentified, so the attach refuses rather than guesses.
 
 // Check says whether the session could support the adapter at all: an X
-// display (Wayland is unproven), a session bus, an accessibility bus and its
-// registry answering. It returns nil or an error wrapping
+// display (Wayland is unproven), a session bus, and an accessibility bus
+// running there or startable on demand. It starts nothing. Whether a given
+// browser is reachable is known only when it is observed (accessibility
+// must have been on when it started). It returns nil or an error wrapping
 // ErrConsentUIUnavailable.
 func (e DesktopEnv) Check(ctx context.Context) error {
 	if err := e.checkDisplay(); err != nil {
 		return err
 	}
-	b, err := e.dial(ctx)
+	sess, err := dbus.Connect(e.SessionBus, dbus.WithContext(ctx))
 	if err != nil {
-		return err
+		return unavailable("the D-Bus session bus does not answer")
 	}
-	defer b.close()
-	if _, err := b.applications(ctx); err != nil {
-		return unavailable("the accessibility registry does not answer")
+	defer sess.Close()
+	var running bool
+	var startable []string
+	err1 := sess.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, a11yBusName).Store(&running)
+	err2 := sess.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.ListActivatableNames", 0).Store(&startable)
+	if err1 != nil || err2 != nil || !(running || slices.Contains(startable, a11yBusName)) {
+		return unavailable("no accessibility bus (install at-spi2-core)")
 	}
 	return nil
 }

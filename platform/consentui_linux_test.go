@@ -301,3 +301,50 @@ func TestPromptUIUnderXvfb(t *testing.T) {
 		t.Fatalf("a press after the prompt went = %v, want %v", err, ErrPromptStale)
 	}
 }
+
+// TestDesktopEnvCheck: a session without an X display, on Wayland, without
+// a session bus, or whose bus cannot start an accessibility bus, cannot
+// support the adapter, and says why; one with at-spi2-core can.
+func TestDesktopEnvCheck(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	withA11y := startSessionBus(t)
+	// A bus that activates nothing: no service directories.
+	conf := filepath.Join(t.TempDir(), "bare.conf")
+	if err := os.WriteFile(conf, []byte(`<busconfig><type>session</type><listen>unix:tmpdir=/tmp</listen><auth>EXTERNAL</auth>`+
+		`<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bare := exec.Command("dbus-daemon", "--config-file="+conf, "--nofork", "--nopidfile", "--print-address=1")
+	out, err := bare.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bare.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bare.Process.Kill(); bare.Wait() })
+	addr, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		env  DesktopEnv
+		want string // "" = available
+	}{
+		{DesktopEnv{SessionBus: withA11y, Display: ":99"}, ""},
+		{DesktopEnv{SessionBus: strings.TrimSpace(addr), Display: ":99"}, "no accessibility bus"},
+		{DesktopEnv{SessionBus: withA11y}, "no X display"},
+		{DesktopEnv{SessionBus: withA11y, Display: ":99", Wayland: "wayland-0"}, "Wayland"},
+		{DesktopEnv{SessionBus: withA11y, Display: ":99", SessionType: "wayland"}, "Wayland"},
+		{DesktopEnv{Display: ":99"}, "no D-Bus session bus"},
+	} {
+		err := tt.env.Check(ctx)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("Check(%+v) = %v, want available", tt.env, err)
+		case tt.want != "" && (!errors.Is(err, ErrConsentUIUnavailable) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("Check(%+v) = %v, want unavailable: %s", tt.env, err, tt.want)
+		}
+	}
+}

@@ -136,6 +136,9 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 				if !st.Runner.Sandbox.Enabled {
 					fmt.Fprintf(w, "sandbox off: %s\n", st.Runner.Sandbox.Reason)
 				}
+				if !st.Runner.PromptPress.Available {
+					fmt.Fprintf(w, "pressing Chrome's prompt for you: unavailable (%s)\n", st.Runner.PromptPress.Reason)
+				}
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "BROWSER\tMODE\tSTATE\tGEN\tPAGES\tGRANT EXPIRES\tRECONNECTS LEFT")
 				for _, b := range st.Browsers {

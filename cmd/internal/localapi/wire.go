@@ -90,10 +90,20 @@ type RunnerInfo struct {
 	// IdleExitMs is how long the Runner waits with no browser, no approval
 	// pending and no client connected before it exits; 0 never.
 	IdleExitMs int64 `json:"idleExitMs"`
+	// PromptPress says whether this desktop session could let webcodex
+	// press the browser's own consent prompt for a person who allows it
+	// (attach --press-prompt), and when not, why.
+	PromptPress Availability `json:"promptPress"`
 	// Env fingerprints the environment variables the Runner reads (see
 	// [EnvFingerprint]): a client compares it with its own to learn that
 	// the Runner was started with a different environment.
 	Env map[string]string `json:"env"`
+}
+
+// Availability is whether something is supported here, and why not.
+type Availability struct {
+	Available bool   `json:"available"`
+	Reason    string `json:"reason,omitempty"` // why not, when not
 }
 
 // Sandbox is whether owned browsers run sandboxed.

@@ -436,8 +436,7 @@ func (b *Browser) reconnectHooks() reconnect.Hooks {
 			old := b.conn
 			b.mu.Unlock()
 			old.Close() // one socket per generation: the old one is gone for good
-			sock, err := r.dial(ctx, b.ep)
-
+			sock, err := r.dialPressing(ctx, b)
 			if err != nil {
 				if isHandshakeStatus(err, 403) {
 					return fmt.Errorf("%w: %v", reconnect.ErrDismissed, err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/webcodex/webcodex/cdp"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/consent"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -71,7 +73,39 @@ func pressOutcome(err error) string {
 
 // staleGrace bounds the wait for the handshake's own answer after a prompt
 // went away before it could be pressed: the person answered it.
-const staleGrace = 2 * time.Second
+const staleGrace = time.Second
 
-// promptPressCacheFor bounds how long Status reuses an availability check.
-const promptPressCacheFor = 30 * time.Second
+// promptPressCheckBound bounds Status's look at the desktop session.
+const promptPressCheckBound = 2 * time.Second
+
+// promptPressStatus is Status's line on pressing prompts: whether this
+// session could support it, and why not.
+func promptPressStatus(ctx context.Context) localapi.Availability {
+	ctx, cancel := context.WithTimeout(ctx, promptPressCheckBound)
+	defer cancel()
+	ok, why := promptPressAvailability(ctx)
+	return localapi.Availability{Available: ok, Reason: why}
+}
+
+// dialPressing dials b's endpoint for one reconnect attempt. Where b's grant
+// lets webcodex press the prompt, the attempt runs under a consent attempt
+// machine of its own, so the new connection's prompt is pressed as on
+// attach: at most once per attempt, a second or more after it appeared.
+func (r *Runner) dialPressing(ctx context.Context, b *Browser) (cdp.Socket, error) {
+	if r.consentUIFor(b) == nil {
+		return r.dial(ctx, b.ep)
+	}
+	var facts consent.Facts
+	m := consent.AttemptSpec.Build(func() consent.Facts { return facts })
+	// The reconnect machine revalidated the grant and the owner just now.
+	facts.Unexpired, facts.OwnerMatches = true, true
+	for _, t := range []consent.Trigger{consent.Approve, consent.Connect, consent.OwnerProven} {
+		if _, err := m.Fire(ctx, t); err != nil {
+			return nil, err
+		}
+	}
+	dctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sock, _, err := r.dialUnderPrompt(dctx, cancel, b, m, &facts)
+	return sock, err
+}

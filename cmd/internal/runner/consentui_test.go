@@ -223,3 +223,69 @@ func TestDismissedPromptRevokesGrant(t *testing.T) {
 		t.Fatal("a revoked grant dialed again")
 	}
 }
+
+// TestFakeConsentUIPressesOnReconnect: a reconnect's new connection prompts
+// again, and under a grant that lets webcodex press, the adapter presses
+// that prompt too: once, a second or more after seeing it.
+func TestFakeConsentUIPressesOnReconnect(t *testing.T) {
+	u := startUsersChrome(t)
+	h := newHarness(t)
+	ui := &fakeConsentUI{cands: func(id consent.Identity) []consent.Candidate { return []consent.Candidate{exactCandidate(id)} }}
+	r, _ := heldRunner(t, h, ui, 3*time.Second)
+	req := localapi.AttachRequest{ProfileDir: u.profile, PressPrompt: true}
+	ctx := context.Background()
+	_, err := r.Attach(ctx, req)
+	r.broker.Approve(requestID(t, err))
+	res, err := r.Attach(ctx, req)
+	if err != nil || ui.presses.Load() != 1 {
+		t.Fatalf("attach = %v with %d presses, want attached with 1", err, ui.presses.Load())
+	}
+	// The next connection is held again until its prompt is pressed.
+	hold := make(chan struct{})
+	var once sync.Once
+	ui.mu.Lock()
+	ui.release = func() { once.Do(func() { close(hold) }) }
+	ui.firstSeen = time.Time{}
+	ui.mu.Unlock()
+	h.dial.mu.Lock()
+	h.dial.hold = hold
+	h.dial.mu.Unlock()
+	rc, err := r.Reconnect(ctx, localapi.BrowserRequest{Browser: res.Browser.ID})
+	if err != nil {
+		t.Fatalf("reconnect = %v", err)
+	}
+	if n := ui.presses.Load(); n != 2 || rc.Attempts != 1 || handshakesOf(r) != 2 {
+		t.Fatalf("after the reconnect: %d presses, %d attempts, %d handshakes; want 2, 1, 2", n, rc.Attempts, handshakesOf(r))
+	}
+	if waited := ui.pressedAt.Sub(ui.firstSeen); waited < consent.MinPressDelay {
+		t.Fatalf("the reconnect's prompt was pressed %s after it was seen, want at least %s", waited, consent.MinPressDelay)
+	}
+}
+
+// TestStatusSaysWhetherPromptsCanBePressed: status carries the capability
+// bit and, when it is off, the reason in one line.
+func TestStatusSaysWhetherPromptsCanBePressed(t *testing.T) {
+	h := newHarness(t)
+	bus := startDesktopBus(t)
+	for _, c := range []struct {
+		display, bus, why string // why = "" means available
+	}{
+		{"", bus, "no X display"},
+		{":99", "", "no D-Bus session bus"},
+		{":99", bus, ""},
+	} {
+		t.Setenv("DISPLAY", c.display)
+		t.Setenv("WAYLAND_DISPLAY", "")
+		t.Setenv("XDG_SESSION_TYPE", "")
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", c.bus)
+		st, err := h.r.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pp := st.Runner.PromptPress
+		if pp.Available != (c.why == "") || st.Capabilities["browser_consent_press"] != pp.Available || !strings.Contains(pp.Reason, c.why) || strings.Contains(pp.Reason, "\n") {
+			t.Errorf("DISPLAY=%q bus=%v: status says %+v (capability %v), want available=%v saying %q", c.display, c.bus != "", pp,
+				st.Capabilities["browser_consent_press"], c.why == "", c.why)
+		}
+	}
+}

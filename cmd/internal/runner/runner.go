@@ -159,6 +159,8 @@ func (r *Runner) Status(ctx context.Context) (localapi.Status, error) {
 		Browsers:     []localapi.BrowserInfo{},
 		Capabilities: r.Capabilities(),
 	}
+	st.Runner.PromptPress = promptPressStatus(ctx)
+	st.Capabilities["browser_consent_press"] = st.Runner.PromptPress.Available
 	// Browsers are asked at once, each within statusBound: status answers
 	// in that bound whatever any of them does.
 	var visible []*Browser
