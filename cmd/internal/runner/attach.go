@@ -67,7 +67,7 @@ func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
 		}
 		port, path, err := platform.ReadDevToolsActivePort(dir)
 		if err != nil {
-			return e, fsm.Refuse(fsm.RequiresSetup, "the profile has no live debugging endpoint; turn on remote debugging in chrome://inspect/#remote-debugging").WithCause(err)
+			return e, fsm.Refuse(fsm.RequiresSetup, "the browser of this profile has no debugging endpoint: in that browser open chrome://inspect/#remote-debugging and tick \"Allow remote debugging for this browser instance\" (no restart, no flags; webcodex changes nothing in the profile), then attach again").WithCause(err)
 		}
 		e.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port))
 		e.wsPath = path

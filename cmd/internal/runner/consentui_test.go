@@ -16,6 +16,7 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/consent"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/platform"
 )
 
 // fakeConsentUI stands in for a desktop accessibility adapter, which cannot
@@ -287,5 +288,46 @@ func TestStatusSaysWhetherPromptsCanBePressed(t *testing.T) {
 			t.Errorf("DISPLAY=%q bus=%v: status says %+v (capability %v), want available=%v saying %q", c.display, c.bus != "", pp,
 				st.Capabilities["browser_consent_press"], c.why == "", c.why)
 		}
+	}
+}
+
+// TestAttachWithoutEndpointRequiresSetup: the person's browser runs, but
+// with remote debugging off (no endpoint): attach refuses with
+// browser_requires_setup and the exact human step, connects nowhere, does
+// not restart the browser and writes nothing into its profile.
+func TestAttachWithoutEndpointRequiresSetup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("real Chromium test skipped under -short")
+	}
+	profile := filepath.Join(t.TempDir(), "profile")
+	if err := platform.EnsurePrivateDir(profile); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p, err := platform.Launch(ctx, platform.LaunchOptions{UserDataDir: profile, Headless: true}) // a pipe: it listens nowhere
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background(), nil) })
+	h := newHarness(t)
+	_, err = h.r.Attach(ctx, localapi.AttachRequest{ProfileDir: profile, PressPrompt: true})
+	h.record(nil, err)
+	ref, ok := fsm.AsRefusal(err)
+	if !ok || ref.Code != fsm.RequiresSetup || !strings.Contains(ref.Detail, "chrome://inspect/#remote-debugging") ||
+		!strings.Contains(ref.Detail, `tick "Allow remote debugging for this browser instance"`) {
+		t.Fatalf("attach to a browser without an endpoint = %v, want %s with the human step", err, fsm.RequiresSetup)
+	}
+	if d := h.dial.dials.Load(); d != 0 {
+		t.Fatalf("%d connections, want none", d)
+	}
+	if !p.Fingerprint().Alive() {
+		t.Fatal("the browser was stopped or restarted")
+	}
+	if _, _, err := platform.ReadDevToolsActivePort(profile); err == nil {
+		t.Fatal("the profile gained a DevToolsActivePort")
+	}
+	if st, _ := h.r.Status(ctx); len(st.Browsers) != 0 {
+		t.Fatalf("a refused attach left browsers: %+v", st.Browsers)
 	}
 }
