@@ -197,9 +197,9 @@ func checkAccessibility(ctx context.Context) DoctorCheck {
 	defer cancel()
 	if err := platform.DesktopEnvFromOS().Check(actx); err != nil {
 		return DoctorCheck{Name: "consent adapter", Status: CheckInfo,
-			Detail: "unavailable (" + strings.TrimPrefix(err.Error(), "platform: ") + "): when you attach, you answer Chrome's \"Allow remote debugging?\" yourself"}
+			Detail: "unavailable (" + unavailableReason(err) + "): when you attach, you answer Chrome's \"Allow remote debugging?\" yourself"}
 	}
-	return DoctorCheck{Name: "consent adapter", Status: CheckOK, Detail: "the accessibility bus answers: webcodex can find Chrome's \"Allow remote debugging?\" prompt"}
+	return DoctorCheck{Name: "consent adapter", Status: CheckOK, Detail: "an accessibility bus is here: with attach --press-prompt webcodex can press Chrome's \"Allow remote debugging?\" for a browser started with accessibility on"}
 }
 
 func checkUploadDir() DoctorCheck {
