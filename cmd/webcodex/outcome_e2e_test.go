@@ -1,15 +1,18 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,4 +115,70 @@ func TestClickPastTheDeadlineIsOutcomeUnknown(t *testing.T) {
 	if err != nil || !strings.Contains(string(audit), `"tool":"click","origin":"`+srv.URL+`","verdict":"allowed","outcome":"outcome_unknown"`) {
 		t.Errorf("the Runner's audit does not record the click as outcome_unknown:\n%s", audit)
 	}
+}
+
+// TestRunnerKilledWithAClickInFlight: a Runner killed while a click it
+// dispatched is unacknowledged leaves the CLI unable to know whether the
+// click happened: it says outcome_unknown with exit 3, not "Runner
+// unreachable" (exit 4), which a caller would retry.
+func TestRunnerKilledWithAClickInFlight(t *testing.T) {
+	e := newEnv(t)
+	serve := e.cmd("serve")
+	serve.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	killed := false
+	t.Cleanup(func() {
+		if !killed {
+			serve.Process.Kill()
+			serve.Wait()
+		}
+	})
+	eventually(t, 10*time.Second, "runner answers", e.running)
+	var clicks atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>slow handler</title>
+<button onclick="const x = new XMLHttpRequest(); x.open('POST', '/click', false); x.send(); const t = Date.now(); while (Date.now() - t < 60000) {}">Do it</button>`)
+	})
+	mux.HandleFunc("/click", func(w http.ResponseWriter, r *http.Request) { clicks.Add(1) })
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	var b struct {
+		ID string `json:"browser"`
+	}
+	e.json(&b, "launch")
+	recs := e.records()
+	var p struct {
+		ID string `json:"page"`
+	}
+	e.json(&p, "open", b.ID, srv.URL+"/")
+
+	click := e.cmd("click", p.ID, "--role", "button", "--name", "Do it", "--json")
+	var out, errb bytes.Buffer
+	click.Stdout, click.Stderr = &out, &errb
+	if err := click.Start(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 20*time.Second, "the click reached the page", func() bool { return clicks.Load() == 1 })
+	serve.Process.Signal(syscall.SIGKILL)
+	serve.Wait()
+	killed = true
+	err := click.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code != 3 || !strings.Contains(out.String(), "outcome_unknown") {
+		t.Fatalf("click whose Runner was killed: exit %d, stdout %q, stderr %q; want exit 3 with outcome_unknown", code, out.String(), errb.String())
+	}
+	if n := clicks.Load(); n != 1 {
+		t.Errorf("the click landed %d times", n)
+	}
+	// The browser went with its Runner; the next one clears its record.
+	for _, rec := range recs {
+		eventually(t, 10*time.Second, "browser gone after the Runner was killed", func() bool { return !platform.GroupAlive(rec.PGID) })
+	}
+	e.run("pages", "b-none")
 }

@@ -92,6 +92,7 @@ func TestReadOnlyServer(t *testing.T) {
 		"browser_attach":         {"candidate": "chromium"},
 		"browser_reconnect":      {},
 		"browser_close":          {},
+		"browser_adopt":          {"browser": "b-1"},
 		"browser_navigate":       {"url": "http://127.0.0.1:1/"},
 		"browser_click":          {"target": map[string]any{"text": "x"}},
 		"browser_type":           {"target": map[string]any{"label": "x"}, "text": "secret"},

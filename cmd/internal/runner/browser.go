@@ -635,6 +635,9 @@ func (b *Browser) info(ctx context.Context) localapi.BrowserInfo {
 // pageInfos lists b's visible pages within statusBound, and reports whether
 // the browser answered.
 func (b *Browser) pageInfos(ctx context.Context) ([]localapi.PageInfo, bool) {
+	if b.lost() {
+		return []localapi.PageInfo{}, false // its pages went with it
+	}
 	ictx, cancel := context.WithTimeout(ctx, statusBound)
 	defer cancel()
 	var infos map[target.ID]*target.Info

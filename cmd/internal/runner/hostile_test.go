@@ -116,9 +116,11 @@ func TestHostilePageCostsOnlyItself(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	start := time.Now()
 	if v := evalValue(t, r, hos.ID, "flood()"); v != "flooded" {
 		t.Fatalf("flood() = %v", v)
 	}
+	flood := time.Since(start)
 	var log struct {
 		Entries []struct {
 			Text string `json:"text"`
@@ -139,7 +141,9 @@ func TestHostilePageCostsOnlyItself(t *testing.T) {
 		t.Errorf("console read after a discarded 70 MiB message: discarded = %q, want %s", log.Discarded, fsm.DiagnosticsDiscarded)
 	}
 
+	start = time.Now()
 	_, err = r.Eval(ctx, localapi.EvalRequest{Page: hos.ID, Expr: "'y'.repeat(66 << 20)"})
+	t.Logf("a 70 MiB console.log: the call answered in %s; a 66 MiB evaluation was refused in %s", flood.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	ref, ok := fsm.AsRefusal(err)
 	if !ok || ref.Code != fsm.LimitExceeded || !strings.Contains(ref.Detail, fmt.Sprintf("%d MiB", cdp.DefaultMaxMessageSize>>20)) {
 		t.Fatalf("eval returning 66 MiB = %v, want %s naming the limit", err, fsm.LimitExceeded)
@@ -323,6 +327,9 @@ func TestKilledBrowserIsShownLost(t *testing.T) {
 	}
 	if _, err := r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "1"}); !fsm.IsCode(err, fsm.AttachmentLost) {
 		t.Errorf("eval on a lost browser's page = %v, want %s", err, fsm.AttachmentLost)
+	}
+	if _, err := r.Open(ctx, localapi.OpenRequest{Browser: bi.ID}); !fsm.IsCode(err, fsm.AttachmentLost) {
+		t.Errorf("open a page in a lost browser = %v, want %s", err, fsm.AttachmentLost)
 	}
 	eventuallyT(t, 20*time.Second, "the lost browser's process group is reaped", func() bool { return !platform.GroupAlive(b.proc.PGID()) })
 	if _, err := r.Close(ctx, localapi.BrowserRequest{Browser: bi.ID}); err != nil {

@@ -45,6 +45,9 @@ func (r *Runner) Open(ctx context.Context, req localapi.OpenRequest) (_ localapi
 	if err != nil {
 		return localapi.PageInfo{}, err
 	}
+	if b.lost() {
+		return localapi.PageInfo{}, fsm.Refuse(fsm.AttachmentLost, "the browser was lost (it crashed or its connection dropped); close it and launch another")
+	}
 	res, err := cdproto.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
 	if err != nil {
 		return localapi.PageInfo{}, fmt.Errorf("runner: create page: %w", err)
