@@ -78,10 +78,28 @@ var maskGrey = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xff}
 
 // Screenshot returns PNG bytes of the viewport, the full page or one
 // element, with frames of refused origins masked (see above).
+//
+// A tab that is not the frontmost one of its window (another page the
+// agent opened, a tab of the person's behind the one they look at) draws no
+// frames, and a capture waits for one: as of Chromium 156 it hangs once a
+// requestAnimationFrame callback is pending, as on any animated page. For
+// the length of the capture a screencast of the page's own session, tiny
+// and unread, makes the browser draw it while it stays in the background:
+// the tab the person sees does not change.
 func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, error) {
 	if err := p.live(); err != nil {
 		return nil, err
 	}
+	if _, err := cdproto.Call(ctx, p.sess, page.StartScreencast, page.StartScreencastParams{
+		Format: page.StartScreencastFormatJpeg, MaxWidth: 16, MaxHeight: 16, EveryNthFrame: 60, MaxFramesInFlight: 1,
+	}); err != nil {
+		return nil, p.readErr(ctx, err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resumeTimeout)
+		defer cancel()
+		_, _ = cdproto.Call(sctx, p.sess, page.StopScreencast, cdproto.Empty{})
+	}()
 	full := o.FullPage
 	if o.Target != nil {
 		box, vp, err := p.targetBox(ctx, *o.Target)

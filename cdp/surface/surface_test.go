@@ -537,7 +537,7 @@ func TestStaleRefsAndRebind(t *testing.T) {
 	}
 	// Unknown ref, unknown snapshot, ref without snapshot.
 	_, err = p.Click(ctx, Target{Ref: "e999", SnapshotID: s.ID})
-	wantCode(t, err, fsm.BindingStale)
+	wantCode(t, err, fsm.ElementNotFound) // never in the snapshot: nothing went stale
 	_, err = p.Click(ctx, Target{Ref: other, SnapshotID: "s0.999.zzzzzz"})
 	wantCode(t, err, fsm.BindingStale)
 	_, err = p.Click(ctx, Target{Ref: other})

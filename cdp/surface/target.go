@@ -120,7 +120,9 @@ func (p *Page) bind(ctx context.Context, t Target) (*binding, error) {
 		w, known := rec.worlds[prefix], rec.refs[prefix][n]
 		rec.mu.Unlock()
 		if w == nil || !known {
-			return nil, fsm.Refusef(fsm.BindingStale, "ref %s is not in snapshot %s", t.Ref, t.SnapshotID)
+			// Never minted there: no element has that ref, so nothing is
+			// stale (a ref that was there and went is, and says so).
+			return nil, fsm.Refusef(fsm.ElementNotFound, "ref %s is not in snapshot %s; take a snapshot and use a ref it lists", t.Ref, t.SnapshotID)
 		}
 		pt.Ref, pt.Snap = t.Ref, t.SnapshotID
 		return &binding{w: w, pt: pt, isRef: true}, nil

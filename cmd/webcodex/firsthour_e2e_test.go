@@ -262,6 +262,14 @@ func TestErrorsPointTheRightWay(t *testing.T) {
 	if rd.Page != p.ID || act["page"] != p.ID {
 		t.Errorf("read page %q, fill page %v, want %s", rd.Page, act["page"], p.ID)
 	}
+	// A ref the snapshot never listed is not found, not stale.
+	var snap struct {
+		ID string `json:"snapshotId"`
+	}
+	e.json(&snap, "snapshot", p.ID)
+	if errs := e.refused("browser_element_not_found", "click", p.ID, "--ref", "e99", "--snapshot", snap.ID); !strings.Contains(errs, "e99") {
+		t.Errorf("click on a ref the snapshot never had: %s", errs)
+	}
 	// Attach: nothing listening, and a profile directory that is not there.
 	if errs := e.refused("browser_requires_setup", "attach", "--endpoint", dead); !strings.Contains(errs, "nothing listens") {
 		t.Errorf("attach to a closed port: %s", errs)
@@ -359,5 +367,33 @@ func TestVersionNamesTheRevision(t *testing.T) {
 	var v struct{ Version, Revision string }
 	if json.Unmarshal(out, &v) != nil || v.Revision != strings.TrimSpace(string(head)) || !strings.HasPrefix(v.Version, "v") {
 		t.Errorf("version --json = %s", out)
+	}
+}
+
+// TestScreenshotOfBackgroundTabThroughCLI: the page of a tab behind
+// another one is captured, and the front tab stays in front.
+func TestScreenshotOfBackgroundTabThroughCLI(t *testing.T) {
+	e := newEnv(t)
+	srv := fixture(t)
+	var b localapi.BrowserInfo
+	e.json(&b, "launch")
+	var back, front localapi.PageInfo
+	e.json(&back, "open", b.ID, srv.URL+"/")
+	e.json(&front, "open", b.ID, srv.URL+"/")
+	var vis localapi.EvalResult
+	e.json(&vis, "eval", back.ID, "document.visibilityState")
+	if vis.Value != "hidden" {
+		t.Fatalf("the first page is %v, want a background tab", vis.Value)
+	}
+	for _, args := range [][]string{{}, {"--full-page"}, {}} {
+		var sum struct{ Width, Height int }
+		e.json(&sum, append([]string{"screenshot", back.ID, "-o", filepath.Join(t.TempDir(), "bg.png")}, args...)...)
+		if sum.Width == 0 || sum.Height == 0 {
+			t.Fatalf("screenshot %v of the background tab = %+v", args, sum)
+		}
+	}
+	e.json(&vis, "eval", front.ID, "document.visibilityState")
+	if vis.Value != "visible" {
+		t.Fatalf("after the captures the front tab is %v", vis.Value)
 	}
 }
