@@ -91,6 +91,25 @@ const (
 // Reasons lists the detach reasons.
 var Reasons = []string{ReasonTargetClosed, ReasonCanceledByUser, ReasonDetached, ReasonNative, ReasonRevoke, ReasonTabClosed}
 
+// HostName is the Native Messaging host's registered name.
+const HostName = "com.webcodex.bridge"
+
+// OfferTTL is how long a shared tab waits to be attached.
+const OfferTTL = 10 * time.Minute
+
+// DiagnosticEvents are the seven diagnostic events the extension forwards
+// (projected onto the fields the Runner records), and StateEvents the page
+// events the Runner's fences need (frames, lifecycle, execution contexts,
+// dialogs). No other event leaves the browser.
+var (
+	DiagnosticEvents = []string{"Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded",
+		"Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed"}
+	StateEvents = []string{"Page.lifecycleEvent", "Page.frameNavigated", "Page.navigatedWithinDocument",
+		"Page.frameStartedLoading", "Page.frameStoppedLoading", "Page.frameAttached", "Page.frameDetached",
+		"Page.javascriptDialogOpening", "Page.javascriptDialogClosed", "Runtime.executionContextCreated",
+		"Runtime.executionContextDestroyed", "Runtime.executionContextsCleared"}
+)
+
 // ReasonOfferExpired is why the Runner ends an offer nobody consumed in
 // time (an "ended" message).
 const ReasonOfferExpired = "offer_expired"
