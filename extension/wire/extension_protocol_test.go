@@ -24,7 +24,7 @@ func TestExtensionProtocolMatches(t *testing.T) {
 		t.Fatal("protocol.js has no PROTOCOL-BEGIN/END markers")
 	}
 	body := s[begin:end]
-	body = body[strings.Index(body, "{"):strings.LastIndex(body, "}")+1]
+	body = body[strings.Index(body, "{") : strings.LastIndex(body, "}")+1]
 	var js struct {
 		Version         int      `json:"version"`
 		HostName        string   `json:"hostName"`
