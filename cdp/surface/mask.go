@@ -15,6 +15,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/fsm"
@@ -83,23 +84,25 @@ var maskGrey = color.NRGBA{R: 0x80, G: 0x80, B: 0x80, A: 0xff}
 // agent opened, a tab of the person's behind the one they look at) draws no
 // frames, and a capture waits for one: as of Chromium 156 it hangs once a
 // requestAnimationFrame callback is pending, as on any animated page. For
-// the length of the capture a screencast of the page's own session, tiny
+// a hidden page, for the length of the capture, a screencast of the page's own session, tiny
 // and unread, makes the browser draw it while it stays in the background:
 // the tab the person sees does not change.
 func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, error) {
 	if err := p.live(); err != nil {
 		return nil, err
 	}
-	if _, err := cdproto.Call(ctx, p.sess, page.StartScreencast, page.StartScreencastParams{
-		Format: page.StartScreencastFormatJpeg, MaxWidth: 16, MaxHeight: 16, EveryNthFrame: 60, MaxFramesInFlight: 1,
-	}); err != nil {
-		return nil, p.readErr(ctx, err)
+	if p.inBackground(ctx) {
+		if _, err := cdproto.Call(ctx, p.sess, page.StartScreencast, page.StartScreencastParams{
+			Format: page.StartScreencastFormatJpeg, MaxWidth: 16, MaxHeight: 16, EveryNthFrame: 60, MaxFramesInFlight: 1,
+		}); err != nil {
+			return nil, p.readErr(ctx, err)
+		}
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resumeTimeout)
+			defer cancel()
+			_, _ = cdproto.Call(sctx, p.sess, page.StopScreencast, cdproto.Empty{})
+		}()
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resumeTimeout)
-		defer cancel()
-		_, _ = cdproto.Call(sctx, p.sess, page.StopScreencast, cdproto.Empty{})
-	}()
 	full := o.FullPage
 	if o.Target != nil {
 		box, vp, err := p.targetBox(ctx, *o.Target)
@@ -116,6 +119,23 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, err
 		}
 	}
 	return nil, fsm.Refuse(fsm.BindingStale, "the page's frames moved or navigated during the capture; the screenshot was discarded")
+}
+
+// inBackground reports whether the page's tab is hidden behind another,
+// read in the surface's own world (the page cannot redefine it there). When
+// that cannot be read it says true: the screencast is cheap, a hang is not.
+func (p *Page) inBackground(ctx context.Context) bool {
+	w, err := p.mainWorld(ctx)
+	if err != nil {
+		return true
+	}
+	ep := w.evaluate("document.visibilityState")
+	ep.ReturnByValue = new(true)
+	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, ep)
+	if err != nil || res.Result == nil {
+		return true
+	}
+	return string(res.Result.Value) != `"visible"`
 }
 
 // errLayoutChanged says the two layout samples of a capture differ.
