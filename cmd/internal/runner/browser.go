@@ -72,6 +72,7 @@ type Browser struct {
 	// lostReason says why an owned browser is lost (crashed, or its
 	// connection dropped); set once, as the machine moves to lost.
 	lostReason string
+	pageSeq    uint64 // pages in the order they were attached
 }
 
 // c returns the connection of the current generation.
@@ -97,8 +98,10 @@ type Page struct {
 	raw rawSession // raw CDP's own session (rawsession.go)
 
 	// What the browser last said of the page, for a listing it does not
-	// answer in time; guarded by browser.mu.
+	// answer in time, and its place in listings (attach order); guarded
+	// by browser.mu.
 	lastURL, lastTitle string
+	seq                uint64
 }
 
 var profileName = regexp.MustCompile(`^[a-z0-9-]{1,48}$`)
@@ -108,7 +111,9 @@ var profileName = regexp.MustCompile(`^[a-z0-9-]{1,48}$`)
 // headless).
 func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi localapi.BrowserInfo, err error) {
 	defer func() { r.auditBrowser(ctx, bi.ID, "launch", err) }()
-	ctx, settle := r.call(ctx, "", "the launch", r.callBound())
+	// Chromium's start-up is not a call on a page: a Runner whose calls are
+	// bounded shorter still gives it the default bound.
+	ctx, settle := r.call(ctx, "", "the launch", max(r.callBound(), DefaultCallBound))
 	defer func() { err = settle(err) }()
 	r.mu.Lock()
 	closed := r.closed
@@ -433,6 +438,8 @@ func (b *Browser) attachPage(ctx context.Context, id target.ID, opened bool) (*P
 	}
 	p.surf = surf
 	b.mu.Lock()
+	b.pageSeq++
+	p.seq = b.pageSeq
 	b.pages[p.id] = p
 	b.mu.Unlock()
 	b.r.mu.Lock()
@@ -654,7 +661,11 @@ func (b *Browser) pageInfos(ctx context.Context) ([]localapi.PageInfo, bool) {
 		}
 	}
 	out := []localapi.PageInfo{}
-	for _, p := range b.pageList() {
+	pages := b.pageList()
+	b.mu.Lock()
+	sort.Slice(pages, func(i, j int) bool { return pages[i].seq < pages[j].seq })
+	b.mu.Unlock()
+	for _, p := range pages {
 		pi := localapi.PageInfo{ID: p.id, Browser: b.id}
 		b.mu.Lock()
 		switch ti := infos[p.target]; {
@@ -672,7 +683,6 @@ func (b *Browser) pageInfos(ctx context.Context) ([]localapi.PageInfo, bool) {
 			out = append(out, pi)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, answered
 }
 

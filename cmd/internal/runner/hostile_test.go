@@ -165,7 +165,7 @@ func TestHostilePageCostsOnlyItself(t *testing.T) {
 // next snapshot on that tab answers within its own bound.
 func TestWedgedTabRecovers(t *testing.T) {
 	const bound = 4 * time.Second
-	r := boundedRunner(t, bound)
+	r := boundedRunner(t, 0)
 	srv := hostileServer(t)
 	ctx := context.Background()
 	b, err := r.Launch(ctx, localapi.LaunchRequest{})
@@ -176,6 +176,7 @@ func TestWedgedTabRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.opts.CallBound = bound // set up under the default bound: a loaded machine is slow to
 	start := time.Now()
 	_, err = r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "while (true) {}"})
 	wedged := time.Since(start)
@@ -201,7 +202,7 @@ func TestWedgedTabRecovers(t *testing.T) {
 // never finishes loading returns at the call's bound with what the browser
 // knows, marked loading, instead of failing.
 func TestNavigationThatNeverLoadsReturnsLoading(t *testing.T) {
-	r := boundedRunner(t, 5*time.Second)
+	r := boundedRunner(t, 0)
 	srv := hostileServer(t)
 	ctx := context.Background()
 	b, err := r.Launch(ctx, localapi.LaunchRequest{})
@@ -212,6 +213,7 @@ func TestNavigationThatNeverLoadsReturnsLoading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.opts.CallBound = 5 * time.Second // set up under the default bound: a loaded machine is slow to
 	nav, err := r.Goto(ctx, localapi.GotoRequest{Page: p.ID, URL: srv.URL + "/endless"})
 	if err != nil {
 		t.Fatalf("goto a page that never finishes loading: %v", err)
@@ -229,7 +231,7 @@ func TestNavigationThatNeverLoadsReturnsLoading(t *testing.T) {
 // once it runs again, so does everything.
 func TestStoppedBrowserAnswersInTime(t *testing.T) {
 	const bound = 3 * time.Second
-	r := boundedRunner(t, bound)
+	r := boundedRunner(t, 0)
 	srv := hostileServer(t)
 	ctx := context.Background()
 	bi, err := r.Launch(ctx, localapi.LaunchRequest{})
@@ -242,6 +244,7 @@ func TestStoppedBrowserAnswersInTime(t *testing.T) {
 	}
 	b, _ := r.browser(bi.ID)
 	pid := b.proc.PID()
+	r.opts.CallBound = bound // set up under the default bound: a loaded machine is slow to
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}

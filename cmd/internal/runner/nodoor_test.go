@@ -54,7 +54,12 @@ func TestOwnedBrowserListensNowhere(t *testing.T) {
 		}
 		eventuallyT(t, 10*time.Second, "the page's title is listed", func() bool {
 			pages, _ := h.r.Pages(ctx, localapi.BrowserRequest{Browser: bi.ID})
-			return len(pages) > 0 && pages[0].Title == "pipe-owned"
+			for _, pi := range pages {
+				if pi.ID == pg.ID && pi.Title == "pipe-owned" {
+					return true
+				}
+			}
+			return false
 		})
 
 		if ls, err := proc.Listeners(); err != nil || len(ls) != 0 {
