@@ -23,6 +23,7 @@ const dialogPage = `<!doctype html><title>dialog</title>
 // it (before, every verb, the dialog verb included, answered
 // browser_dialog_open and the page stayed locked).
 func TestDialogAnsweredThroughCLI(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

@@ -173,6 +173,7 @@ func fixture(t *testing.T) *httptest.Server {
 }
 
 func TestLaunchOpenGotoReadScreenshotClose(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	srv := fixture(t)
 	var b localapi.BrowserInfo
@@ -240,6 +241,7 @@ func TestLaunchOpenGotoReadScreenshotClose(t *testing.T) {
 }
 
 func TestGotoFailureIsReported(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	var b localapi.BrowserInfo
 	e.json(&b, "launch")
@@ -254,6 +256,7 @@ func TestGotoFailureIsReported(t *testing.T) {
 }
 
 func TestRunnerKilledBrowserGone(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	serve := e.cmd("serve")
 	serve.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -288,6 +291,7 @@ func TestRunnerKilledBrowserGone(t *testing.T) {
 }
 
 func TestManagedProfilePersists(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	srv := fixture(t)
 	var b1 localapi.BrowserInfo
@@ -324,6 +328,7 @@ func TestManagedProfilePersists(t *testing.T) {
 }
 
 func TestManagedProfileRefusals(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	e.refused("invalid_argument", "launch", "--managed", "../x", "--headless")
 	e.refused("invalid_argument", "launch", "--managed", "Login", "--headless")
@@ -406,6 +411,7 @@ for (const [id, key] of [["email","email"],["pw","password"]]) {
 </script>`
 
 func TestPageActionsThroughCLI(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -472,6 +478,7 @@ func startUsersChrome(t *testing.T) (*platform.Process, string) {
 }
 
 func TestAttachApproveThroughTerminal(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	srv := fixture(t)
 	proc, profile := startUsersChrome(t)
@@ -545,6 +552,7 @@ func TestAttachApproveThroughTerminal(t *testing.T) {
 // owned browsers cleanly before exiting; a second Runner refuses to start
 // while the first answers.
 func TestRunnerSIGTERMClosesOwnedBrowsers(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	serve := e.cmd("serve")
 	var logs bytes.Buffer

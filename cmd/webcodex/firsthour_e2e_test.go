@@ -62,6 +62,7 @@ func (e *env) startRunner(extra ...string) string {
 // up; one reached through the user's own symlink (a symlinked ~/.local)
 // works.
 func TestStateDirProblemsReportedAtOnce(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	if err := os.MkdirAll(e.state, 0o700); err != nil {
 		t.Fatal(err)
@@ -113,6 +114,7 @@ func TestStateDirProblemsReportedAtOnce(t *testing.T) {
 // after the owned browsers are gone and says so in JSON; a background
 // Runner with nothing to do exits by itself.
 func TestStatusStopAndIdleExit(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	var nr struct {
 		Running  bool
@@ -170,6 +172,7 @@ func TestStatusStopAndIdleExit(t *testing.T) {
 // differs from the Runner's in a variable the Runner reads is told so;
 // the sandbox state is said once on stderr and in status and doctor.
 func TestRunnerEnvironmentAndSandboxReported(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	chrome, err := platform.FindChromium()
 	if err != nil {
@@ -206,6 +209,7 @@ func TestRunnerEnvironmentAndSandboxReported(t *testing.T) {
 // TestErrorsPointTheRightWay: each mistake gets the code and words of
 // what went wrong, and the exit status of its class.
 func TestErrorsPointTheRightWay(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -295,6 +299,7 @@ func closedPort(t *testing.T) string {
 // TestRunnerKilledMidLaunchLeavesNothing: a Runner killed while Chromium
 // starts leaves temporary directories the next Runner reclaims.
 func TestRunnerKilledMidLaunchLeavesNothing(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	tmp := t.TempDir()
 	// A browser that never answers: the launch waits while we kill.
@@ -348,6 +353,7 @@ func TestRunnerKilledMidLaunchLeavesNothing(t *testing.T) {
 // TestVersionNamesTheRevision: a binary built from a checkout reports the
 // module version and the commit, for --version and version alike.
 func TestVersionNamesTheRevision(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
 	if err != nil {
 		t.Fatalf("git is needed to read the checkout's commit: %v", err)
@@ -373,6 +379,7 @@ func TestVersionNamesTheRevision(t *testing.T) {
 // TestScreenshotOfBackgroundTabThroughCLI: the page of a tab behind
 // another one is captured, and the front tab stays in front.
 func TestScreenshotOfBackgroundTabThroughCLI(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	srv := fixture(t)
 	var b localapi.BrowserInfo

@@ -21,6 +21,7 @@ import (
 // verb's output holds the denied pages' secret, the screenshot holds none
 // of their colour, and the denied servers were never asked for anything.
 func TestDeniedOriginsThroughCLI(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	const secret = "CLI-FRAME-SECRET-88a0"
 	var mu sync.Mutex

@@ -126,6 +126,7 @@ const goldenPage = `<!doctype html><title>golden</title>
 // golden file: one top-level object, camelCase keys, "page" and "browser"
 // for ids, and no field renamed or removed.
 func TestJSONShapesGolden(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
 	e := newEnv(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
