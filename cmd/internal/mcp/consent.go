@@ -86,7 +86,7 @@ func (s *Server) consentRefusal(id string) error {
 func (s *Server) attachRequest(in attachIn) (localapi.AttachRequest, error) {
 	// The session is not sent: the Runner binds the grant to this server's
 	// own session (embedded) or to this process (over the local API).
-	req := localapi.AttachRequest{Allow: s.opts.Allow, AllowEvaluate: s.opts.AllowEvaluate, Scopes: s.opts.Scopes.List()}
+	req := localapi.AttachRequest{Allow: s.opts.Allow, AllowEvaluate: s.opts.AllowEvaluate, Scopes: s.opts.Scopes.List(), PressPrompt: in.PressPrompt}
 	n := 0
 	for _, v := range []string{in.Candidate, in.ProfileDir, in.Endpoint} {
 		if v != "" {
