@@ -29,12 +29,13 @@ func TestScreenshotOfBackgroundTab(t *testing.T) {
 		if judged {
 			o.Judge = func(string) error { return nil }
 		}
-		bg, _ := testPage(t, "", o)
+		// Two tabs of one window: the one opened last is in front.
 		ctx := tctx(t)
+		bg := tabPage(t, o)
 		if _, err := bg.Navigate(ctx, url); err != nil {
 			t.Fatal(err)
 		}
-		front, _ := testPage(t, "") // opened last: the frontmost tab
+		front := tabPage(t, Options{})
 		if _, err := cdproto.Call(ctx, front.sess, page.BringToFront, cdproto.Empty{}); err != nil {
 			t.Fatal(err)
 		}
@@ -62,4 +63,17 @@ func TestScreenshotOfBackgroundTab(t *testing.T) {
 			t.Fatalf("after the captures the background tab is %s: it was brought forward", v)
 		}
 	}
+}
+
+// tabPage is a Page on a new tab of an existing window (not a window of
+// its own, as testPage's): it goes in front of the tab that was there.
+func tabPage(t *testing.T, o Options) *Page {
+	t.Helper()
+	sess, _ := sharedBrowser(t).newTabIn(t, false)
+	p, err := New(tctx(t), sess, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
 }

@@ -231,6 +231,7 @@ func (o *threeOrigins) checkReads(t *testing.T, p *Page, when string) {
 // and not through a probe; the allowed page's own entries are, tagged with
 // their origin.
 func TestDiagnosticsWithholdDeniedOrigins(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	o := newThreeOrigins(t)
 	p, _ := testPage(t, "", Options{Judge: o.gate.Check})
 	ctx := tctx(t)
@@ -325,6 +326,7 @@ func rawText(p *Page) string {
 // the Judge's refusal and nothing else, whether or not the denied page
 // holds the text: neither the answer nor the time taken tells them apart.
 func TestWaitEndsWhenPageLeavesForDeniedOrigin(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	o := newThreeOrigins(t)
 	p, _ := testPage(t, "", Options{Judge: o.gate.Check})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -378,6 +380,7 @@ func TestWaitEndsWhenPageLeavesForDeniedOrigin(t *testing.T) {
 // refusal, without the after-identity, console errors or settle time of
 // the denied page (which never settles).
 func TestProbeEndsWhenActionLeavesForDeniedOrigin(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	o := newThreeOrigins(t)
 	p, _ := testPage(t, "", Options{Judge: o.gate.Check})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

@@ -18,6 +18,7 @@ import (
 // its text, and cannot answer it (an answer is input to the denied
 // document); without a Judge the same fixture shows the text.
 func TestDeniedFrameDialog(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	const secret = "DIALOG-SECRET-4d2e"
 	denied := chromiumtest.ServeHTML(t, `<script>onmessage = () => setTimeout(() => prompt("`+secret+`", "`+secret+`"), 300)</script>`)
 	allowed := chromiumtest.ServeHTML(t, `<!doctype html><p>allowed</p><iframe src="`+denied+`/"></iframe>`)

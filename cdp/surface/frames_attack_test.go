@@ -264,6 +264,7 @@ func framesLoaded(t *testing.T, p *Page) {
 // 2: the denied pages' colour never appears, the allowed content does. The
 // same captures without a Judge show the colour (the attack is real).
 func TestScreenshotMasksDeniedFrames(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	s := newAttackSites(t)
 	open := func(judge func(string) error) *Page {
 		p, _ := testPage(t, "", Options{Judge: judge})
@@ -326,6 +327,7 @@ func TestScreenshotMasksDeniedFrames(t *testing.T) {
 // cross-site frame (D, allowed by this Judge) embeds a denied B document:
 // D's content shows, B's is masked.
 func TestScreenshotMasksDeniedFrameInAllowedCrossSiteFrame(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	s := newAttackSites(t)
 	p, _ := testPage(t, "", Options{Judge: s.gateAD.Check})
 	ctx := tctx(t)
@@ -346,6 +348,7 @@ func TestScreenshotMasksDeniedFrameInAllowedCrossSiteFrame(t *testing.T) {
 // navigates itself to a denied origin at varying moments while captures
 // run; no capture shows the denied page.
 func TestScreenshotFrameNavigatingDuringCapture(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	s := newAttackSites(t)
 	p, _ := testPage(t, "", Options{Judge: s.gate.Check})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -386,6 +389,7 @@ func TestScreenshotFrameNavigatingDuringCapture(t *testing.T) {
 // denied frame; a key press without a target is refused and the frame's
 // own log stays empty. Without a Judge the same press reaches it.
 func TestKeysRefusedWhenFocusInDeniedFrame(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	s := newAttackSites(t)
 	for _, label := range []string{"B", "C"} {
 		t.Run(label, func(t *testing.T) {
@@ -435,6 +439,7 @@ func TestKeysRefusedWhenFocusInDeniedFrame(t *testing.T) {
 // and the frame's log stays empty; the free button still clicks. Without a
 // Judge the same pointer input reaches the frame.
 func TestPointerRefusedOverDeniedFrame(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	s := newAttackSites(t)
 	for _, label := range []string{"B", "C"} {
 		t.Run(label, func(t *testing.T) {
@@ -483,6 +488,7 @@ func TestPointerRefusedOverDeniedFrame(t *testing.T) {
 // and refuses the point over the denied one, and allows a point on the
 // allowed frame's own content.
 func TestPointerRefusedOverDeniedFrameInAllowedFrame(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	s := newAttackSites(t)
 	p, _ := testPage(t, "", Options{Judge: s.gateAD.Check})
 	ctx := tctx(t)
@@ -501,6 +507,7 @@ func TestPointerRefusedOverDeniedFrameInAllowedFrame(t *testing.T) {
 // and reads never show the denied frames' content; a target that exists
 // only in a denied frame is not found.
 func TestFramesOfDeniedOriginsAbsentFromReads(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	s := newAttackSites(t)
 	p, _ := testPage(t, "", Options{Judge: s.gate.Check})
 	ctx := tctx(t)
@@ -539,6 +546,7 @@ func rawEval(t *testing.T, p *Page, expr string) string {
 // TestObjectElementIsAFrame: a denied document in an <object> is masked in
 // captures and out of reach of the pointer, like one in an <iframe>.
 func TestObjectElementIsAFrame(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	s := newAttackSites(t)
 	for _, label := range []string{"B", "C"} {
 		t.Run(label, func(t *testing.T) {

@@ -44,13 +44,21 @@ func sharedBrowser(tb testing.TB) *testBrowser {
 	return tbr
 }
 
-// newTab opens a fresh page target and returns its flattened session and the
-// target id; the target is closed when tb ends.
+// newTab opens a fresh page target in a window of its own and returns its
+// flattened session and the target id; the target is closed when tb ends.
+// Its own window keeps it the frontmost tab there, drawn and visible while
+// tests running in parallel open theirs.
 func (b *testBrowser) newTab(tb testing.TB) (*cdp.Session, target.ID) {
+	return b.newTabIn(tb, true)
+}
+
+// newTabIn is newTab; without newWindow the tab joins an existing window
+// and hides the one that was in front there.
+func (b *testBrowser) newTabIn(tb testing.TB, newWindow bool) (*cdp.Session, target.ID) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	res, err := cdproto.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank"})
+	res, err := cdproto.Call(ctx, b.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: "about:blank", NewWindow: &newWindow})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -50,6 +50,7 @@ func refOf(t testing.TB, s *Snapshot, needle string) string {
 }
 
 func TestLoginReactLikeInputs(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/login")
 	ctx := tctx(t)
 	r := must(p.Type(ctx, Target{Label: "Email"}, "ada@example.org"))(t)
@@ -98,6 +99,7 @@ func TestLoginReactLikeInputs(t *testing.T) {
 }
 
 func TestShadowRoots(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/shadow")
 	ctx := tctx(t)
 	must(p.Fill(ctx, Target{Label: "Shadow email"}, "deep@example.com"))(t)
@@ -120,6 +122,7 @@ func TestShadowRoots(t *testing.T) {
 }
 
 func TestFrames(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/frames")
 	ctx := tctx(t)
 	s := must(p.Snapshot(ctx, SnapshotOptions{}))(t)
@@ -173,6 +176,7 @@ func TestFrames(t *testing.T) {
 }
 
 func TestControls(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/controls")
 	ctx := tctx(t)
 
@@ -264,6 +268,7 @@ func TestControls(t *testing.T) {
 }
 
 func TestPressKeys(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/controls")
 	ctx := tctx(t)
 	must(p.Press(ctx, &Target{Label: "Keys"}, "a b Shift+c"))(t)
@@ -289,6 +294,7 @@ func TestPressKeys(t *testing.T) {
 }
 
 func TestFormSubmitNavigatesAndNewTab(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, b := testPage(t, "/form")
 	ctx := tctx(t)
 	must(p.Type(ctx, Target{Label: "Query"}, "hello world"))(t)
@@ -342,6 +348,7 @@ func TestFormSubmitNavigatesAndNewTab(t *testing.T) {
 }
 
 func TestLateContentWaits(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/late")
 	ctx := tctx(t)
 	start := time.Now()
@@ -381,6 +388,7 @@ func TestLateContentWaits(t *testing.T) {
 }
 
 func TestLateContentWaitBeforeRender(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	// Enabled/visible waits started before the element exists.
 	p, _ := testPage(t, "/late")
 	ctx := tctx(t)
@@ -397,6 +405,7 @@ func TestLateContentWaitBeforeRender(t *testing.T) {
 }
 
 func TestBigTable(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/table")
 	ctx := tctx(t)
 	start := time.Now()
@@ -474,6 +483,7 @@ func TestBigTable(t *testing.T) {
 }
 
 func TestSnapshotBounds(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/table")
 	ctx := tctx(t)
 	// A diff larger than its edit bound returns the whole outline instead.
@@ -503,6 +513,7 @@ func TestSnapshotBounds(t *testing.T) {
 }
 
 func TestStaleRefsAndRebind(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/vanish")
 	ctx := tctx(t)
 	s := must(p.Snapshot(ctx, SnapshotOptions{}))(t)
@@ -554,6 +565,7 @@ func TestStaleRefsAndRebind(t *testing.T) {
 }
 
 func TestGenerationFence(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	b := sharedBrowser(t)
 	sess, _ := b.newTab(t)
 	ctx := tctx(t)
@@ -574,6 +586,7 @@ func TestGenerationFence(t *testing.T) {
 }
 
 func TestClosedTab(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	b := sharedBrowser(t)
 	sess, id := b.newTab(t)
 	ctx := tctx(t)
@@ -598,6 +611,7 @@ func TestClosedTab(t *testing.T) {
 }
 
 func TestNavigation(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "")
 	ctx := tctx(t)
 	n := must(p.Navigate(ctx, fixtures(t).url("/slow")))(t)
@@ -626,6 +640,7 @@ func TestNavigation(t *testing.T) {
 }
 
 func TestDialogs(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/controls")
 	ctx := tctx(t)
 	r := must(p.Click(ctx, Target{Role: "button", Name: "Alert me"}))(t)
@@ -668,6 +683,7 @@ func TestDialogs(t *testing.T) {
 }
 
 func TestScreenshot(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/scroll")
 	ctx := tctx(t)
 	decode := func(b []byte) image.Config {
@@ -700,6 +716,7 @@ func TestScreenshot(t *testing.T) {
 }
 
 func TestEvaluateBounds(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/controls")
 	ctx := tctx(t)
 	r := must(p.Evaluate(ctx, "Array.from({length: 5000}, (_, i) => i)"))(t)
@@ -738,6 +755,7 @@ func TestEvaluateBounds(t *testing.T) {
 }
 
 func TestUpload(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	dir := t.TempDir()
 	outside := t.TempDir()
 	writeFile(t, dir+"/a.txt", "hello")
@@ -770,6 +788,7 @@ func TestUpload(t *testing.T) {
 }
 
 func TestDiagnosticsAndProbe(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/diag")
 	ctx := tctx(t)
 	w := must(p.Wait(ctx, WaitOptions{Condition: "load"}))(t)
@@ -842,6 +861,7 @@ func TestDiagnosticsAndProbe(t *testing.T) {
 }
 
 func TestOutcomeUnknownNeverReplayed(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/busy")
 	// The click handler blocks the renderer for 1.5 s: the input's
 	// acknowledgement cannot arrive before this deadline.
@@ -867,6 +887,7 @@ func TestOutcomeUnknownNeverReplayed(t *testing.T) {
 }
 
 func TestSnapshotScopes(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "/login")
 	ctx := tctx(t)
 	s := must(p.Snapshot(ctx, SnapshotOptions{Scope: &Target{CSS: "form"}}))(t)
@@ -892,6 +913,7 @@ func (g *countingGate) Acquire(ctx context.Context) (func(), error) {
 }
 
 func TestGateHeldForSideEffects(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	g := &countingGate{}
 	p, _ := testPage(t, "/controls", Options{Gate: g})
 	ctx := tctx(t)

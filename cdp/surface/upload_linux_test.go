@@ -18,6 +18,7 @@ import (
 // input, with a detail that names no path; a plain file in the same
 // directory uploads.
 func TestUploadRefusesHardLinksAndOtherDevices(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
 	jail := t.TempDir()
 	outside := t.TempDir()
 	writeFile(t, filepath.Join(outside, "secret.txt"), "the secret outside the jail")
