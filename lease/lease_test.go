@@ -226,3 +226,25 @@ func TestLedgerIsBounded(t *testing.T) {
 		t.Fatalf("ledger holds %d entries, bound %d", l.Len(), MaxLedgerEntries)
 	}
 }
+
+func TestOffersSweepReportsExpired(t *testing.T) {
+	o := NewOffers()
+	now := time.Now()
+	o.Now = func() time.Time { return now }
+	a, _ := o.Offer(1)
+	now = now.Add(OfferTTL / 2)
+	b, _ := o.Offer(2)
+	if !o.Live(a) || !o.Live(b) {
+		t.Fatal("fresh offers are not live")
+	}
+	now = now.Add(OfferTTL / 2)
+	if got := o.Sweep(); len(got) != 1 || got[0] != a {
+		t.Fatalf("Sweep = %v, want only the first offer", got)
+	}
+	if o.Live(a) || !o.Live(b) {
+		t.Fatal("Live disagrees with Sweep")
+	}
+	if got := o.Sweep(); len(got) != 0 {
+		t.Fatalf("a second Sweep = %v", got)
+	}
+}

@@ -140,12 +140,31 @@ func (o *Offers) Revoke(id string) {
 	}
 }
 
-func (o *Offers) expireLocked() {
+// Sweep expires every offer whose ten minutes have passed and returns
+// their ids, so their owner can tell the person's extension.
+func (o *Offers) Sweep() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.expireLocked()
+}
+
+// Live reports whether id is a live (unexpired, unconsumed) offer.
+func (o *Offers) Live(id string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	of := o.offers[id]
+	return of != nil && o.now().Before(of.expires)
+}
+
+func (o *Offers) expireLocked() []string {
 	now := o.now()
+	var gone []string
 	for id, of := range o.offers {
 		if !now.Before(of.expires) {
 			of.m.Fire(context.Background(), OfferExpire)
 			delete(o.offers, id)
+			gone = append(gone, id)
 		}
 	}
+	return gone
 }

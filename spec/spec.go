@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/webcodex/webcodex/consent"
+	"github.com/webcodex/webcodex/extension/bridge"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/reconnect"
@@ -31,6 +32,8 @@ func Machines() []fsm.Described {
 		lease.OfferSpec,
 		lease.GateSpec,
 		lease.LedgerSpec,
+		bridge.PeerSpec,
+		bridge.RouteSpec,
 	}
 }
 

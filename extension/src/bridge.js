@@ -129,8 +129,10 @@ export function createBridge(chrome, opts = {}) {
         break;
       }
       case 'ended': {
+        // The offer expired unconsumed, or was refused when shared (16
+        // offers already wait): either way the tab is no longer shared.
         const e = st.tabs[m.tab];
-        if (e && e.state === 'offered' && e.offer === m.offer) {
+        if (e && e.state === 'offered' && (m.reason === 'offer_refused' ? !e.offer : e.offer === m.offer)) {
           delete st.tabs[m.tab];
           persist();
         }

@@ -84,6 +84,14 @@ func NewReader(r io.Reader, order binary.ByteOrder) *Reader {
 // At a frame boundary the end of the stream is io.EOF; inside a frame it
 // is an error wrapping [ErrTruncated].
 func (fr *Reader) ReadFrame(limit int) ([]byte, error) {
+	return fr.ReadFrameFunc(func() int { return limit })
+}
+
+// ReadFrameFunc is ReadFrame with the limit asked when the header is
+// complete, not when the read starts: a reader that blocked waiting for a
+// frame sees the limit as it is when the frame arrives (a response-sized
+// frame becomes admissible once a command awaits one).
+func (fr *Reader) ReadFrameFunc(limitOf func() int) ([]byte, error) {
 	if fr.err != nil {
 		return nil, fr.err
 	}
@@ -91,7 +99,7 @@ func (fr *Reader) ReadFrame(limit int) ([]byte, error) {
 		n, err := fr.r.Read(fr.hdr[fr.nhdr:])
 		fr.nhdr += n
 		if fr.nhdr == HeaderSize {
-			size := fr.order.Uint32(fr.hdr[:])
+			size, limit := fr.order.Uint32(fr.hdr[:]), limitOf()
 			switch {
 			case size == 0:
 				return nil, fr.fail(ErrEmptyFrame)

@@ -110,9 +110,13 @@ var (
 		"Runtime.executionContextDestroyed", "Runtime.executionContextsCleared"}
 )
 
-// ReasonOfferExpired is why the Runner ends an offer nobody consumed in
-// time (an "ended" message).
-const ReasonOfferExpired = "offer_expired"
+// Why the Runner ends an offer (an "ended" message): nobody consumed it in
+// time, or it was refused when shared (16 offers already wait; it then
+// names no offer).
+const (
+	ReasonOfferExpired = "offer_expired"
+	ReasonOfferRefused = "offer_refused"
+)
 
 // DiscardedMethod is the event the extension sends instead of an event it
 // could not forward within MaxEvent: a bounded marker of loss, never a
@@ -249,7 +253,8 @@ func (m *Message) check() error {
 	case KindOffered:
 		return firstErr(need(m.Tab > 0, "a tab"), need(m.Offer != "", "an offer"))
 	case KindEnded:
-		return firstErr(need(m.Tab > 0, "a tab"), need(m.Offer != "", "an offer"), need(m.Reason == ReasonOfferExpired, "a known reason"))
+		return firstErr(need(m.Tab > 0, "a tab"), need(m.Reason == ReasonOfferExpired || m.Reason == ReasonOfferRefused, "a known reason"),
+			need((m.Offer != "") == (m.Reason == ReasonOfferExpired), "an offer when it expired"))
 	case KindResponse:
 		return firstErr(need(m.ID > 0, "an id"), need((m.Error == nil) != (len(m.Result) == 0), "exactly one of result and error"),
 			need(isObjectOrEmpty(m.Result), "result as an object"))
