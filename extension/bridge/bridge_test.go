@@ -426,10 +426,10 @@ func TestFakeExtension_FramesFailClosed(t *testing.T) {
 	}
 	cases := map[string][]byte{
 		"event-sized limit with no command pending": hdr(wire.MaxEvent + 1),
-		"malformed JSON":                            append(hdr(2), "{x"...),
-		"duplicate member":                          append(hdr(30), `{"t":"revoke","tab":1,"tab":2}`...),
-		"a command from the extension":              append(hdr(47), `{"t":"cmd","id":1,"ch":1,"method":"Page.enable"}`...),
-		"empty frame":                               hdr(0),
+		"malformed JSON":               append(hdr(2), "{x"...),
+		"duplicate member":             append(hdr(30), `{"t":"revoke","tab":1,"tab":2}`...),
+		"a command from the extension": append(hdr(47), `{"t":"cmd","id":1,"ch":1,"method":"Page.enable"}`...),
+		"empty frame":                  hdr(0),
 	}
 	for name, raw := range cases {
 		f := connect(t, s)
