@@ -110,6 +110,7 @@ func allowAnswer(asked *atomic.Int32, summary *atomic.Value) func(*sdk.ElicitReq
 // exactly like a made-up one, keeps evaluate and raw CDP off, and detaches
 // without closing anything.
 func TestAttachThroughHostApproval(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	u := startUsersChrome(t)
 	a := fixture(t, map[string]string{"/": `<!doctype html><title>allowed tab</title><p>the person's allowed page</p>`})
 	b := fixture(t, map[string]string{"/": `<!doctype html><title>private tab</title><p>PRIVATE-TAB-TEXT</p>`})
@@ -245,6 +246,7 @@ func TestAttachThroughHostApproval(t *testing.T) {
 // TestAttachEvaluateAllowed: --allow-evaluate turns evaluate and raw page
 // CDP on for the attachment; the withheld commands stay withheld.
 func TestAttachEvaluateAllowed(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	u := startUsersChrome(t)
 	a := fixture(t, map[string]string{"/": `<!doctype html><title>allowed tab</title>`})
 	u.openTab(t, a.URL+"/")
@@ -273,6 +275,7 @@ func TestAttachEvaluateAllowed(t *testing.T) {
 // without elicitation (then the terminal command, through a real pty), a
 // forged answer, and a server without --allow-attach.
 func TestHostApprovalRefusals(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	u := startUsersChrome(t)
 	a := fixture(t, map[string]string{"/": `<!doctype html><title>allowed tab</title>`})
 	u.openTab(t, a.URL+"/")

@@ -16,6 +16,7 @@ import (
 // session never reaches the secret on a page outside its allowlist — while
 // the session's own browser, launched under its own boundary, works.
 func TestRunnerModeKeepsTheCreatorsBoundary(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	needChromium(t)
 	const secret = "CLI-PAGE-SECRET-5520"
 	other := fixture(t, map[string]string{"/": `<!doctype html><title>` + secret + `</title><p>` + secret})

@@ -11,6 +11,7 @@ import (
 // it, and the page receives the answer (before, the dialog verb itself
 // answered browser_dialog_open and the page stayed locked).
 func TestDialogAnsweredThroughMCP(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	needChromium(t)
 	srv := fixture(t, map[string]string{"/": `<!doctype html><title>dialog</title>
 <button onclick="document.getElementById('out').textContent = 'answer:' + prompt('Your name?', 'x')">Ask</button>

@@ -61,6 +61,7 @@ func (d *deniedFrameServer) keyLog() []string {
 // focus inside a denied frame is refused and never delivered there (the
 // frame's own key log stays empty).
 func TestDeniedFramesInAttachedBrowser(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	u := startUsersChrome(t)
 	same, cross := newDeniedFrameServer(t), newDeniedFrameServer(t)
 	crossURL := strings.Replace(cross.srv.URL, "127.0.0.1", "localhost", 1)

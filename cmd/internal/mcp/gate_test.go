@@ -77,6 +77,7 @@ func loadedHome(t *testing.T, s *server, g gateSites) string {
 // allowlist that covers only the embedding site it is not, and raw CDP
 // cannot enter it either. The same-origin frame stays visible.
 func TestCrossSiteFrameInvisible(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	needChromium(t)
 	g := newGateSites(t)
 
@@ -107,6 +108,7 @@ func TestCrossSiteFrameInvisible(t *testing.T) {
 // without naming the allowlist; a click and a script that lead off the
 // allowlist are reported and the page is then unreadable and unlisted.
 func TestOriginGateEndToEnd(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	needChromium(t)
 	g := newGateSites(t)
 	s := startServer(t, serverOpts{args: []string{"--allow", g.allowEntry}})

@@ -17,6 +17,7 @@ import (
 // every command of a withheld or unreviewed domain is refused; page-scoped
 // commands pass; a result over the bound is refused, not cut.
 func TestCDPPolicyThroughTool(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	needChromium(t)
 	var big strings.Builder
 	big.WriteString(`<!doctype html><title>big</title>`)
@@ -86,6 +87,7 @@ func TestCDPPolicyThroughTool(t *testing.T) {
 // TestReadOnlyServer: a server granted browser:read refuses every effect
 // before it reaches the Runner, and its capability bits are honest.
 func TestReadOnlyServer(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	s := startServer(t, serverOpts{args: []string{"--scopes", "browser:read"}})
 	effects := map[string]map[string]any{
 		"browser_launch":         {},
@@ -167,6 +169,7 @@ func TestReadOnlyServer(t *testing.T) {
 // TestManagedProfileCapability: browser_managed_profile is true because a
 // managed profile really launches (headless here: no display).
 func TestManagedProfileCapability(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	needChromium(t)
 	s := startServer(t, serverOpts{})
 	res := s.ok("browser_launch", map[string]any{"managed": "mcp-test", "headless": true})
@@ -184,6 +187,7 @@ func TestManagedProfileCapability(t *testing.T) {
 
 // TestPolicyCheckCLI: `webcodex policy check` through the built binary.
 func TestPolicyCheckCLI(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	cases := []struct {
 		mode    string
 		allow   []string

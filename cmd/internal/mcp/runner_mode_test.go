@@ -15,6 +15,7 @@ import (
 // MCP server runs, and the daemon's start-up does not reap the MCP
 // server's live browser (only a dead Runner's browsers are orphans).
 func TestEmbeddedRunnerBesideDaemon(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	needChromium(t)
 	srv := fixture(t, map[string]string{"/": `<!doctype html><title>still here</title>`})
 	s := startServer(t, serverOpts{})
@@ -32,6 +33,7 @@ func TestEmbeddedRunnerBesideDaemon(t *testing.T) {
 // TestRunnerMode: --runner drives the daemon through its local API; its
 // approvals come from `webcodex approve` at a terminal, not the host.
 func TestRunnerMode(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	needChromium(t)
 	srv := fixture(t, map[string]string{"/": `<!doctype html><title>through the daemon</title><button>Go</button>`})
 	state := shortDir(t)

@@ -19,6 +19,7 @@ import (
 // object input schema that refuses unknown arguments, and a description on
 // every argument (nested ones included).
 func TestToolsListedWithSchemas(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	s := startServer(t, serverOpts{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -132,6 +133,7 @@ const (
 // wait, read the result back from the page. Then the audit trail holds a
 // record per effect and nothing secret.
 func TestAgentTask(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	needChromium(t)
 	srv := fixture(t, map[string]string{"/": reactForm})
 	s := startServer(t, serverOpts{})
@@ -252,6 +254,7 @@ func refOf(t *testing.T, outline, role, name string) string {
 // file; the result names the file only; a file outside the directory is
 // refused.
 func TestUploadAudit(t *testing.T) {
+	t.Parallel() // its own MCP server, Runner and browsers
 	needChromium(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "report.txt")

@@ -195,6 +195,7 @@ func fixtureServer(t *testing.T, journal *atomic.Int32) *httptest.Server {
 }
 
 func TestAttachByProfileDirAndEndpoint(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	u := startUsersChrome(t)
 	srv := fixtureServer(t, new(atomic.Int32))
@@ -262,6 +263,7 @@ func pageByURL(t *testing.T, pages []localapi.PageInfo, url string) string {
 // TestUnauthorizedTabsInvisible attaches with an allowlist that covers no
 // open tab: nothing is listed, and an empty list hides even about:blank.
 func TestUnauthorizedTabsInvisible(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	u := startUsersChrome(t)
 	srv := fixtureServer(t, new(atomic.Int32))
@@ -273,6 +275,7 @@ func TestUnauthorizedTabsInvisible(t *testing.T) {
 }
 
 func TestAttachRefusals(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	ctx := context.Background()
 	// An endpoint owned by a process that is not a browser (this test).
@@ -299,6 +302,7 @@ func TestAttachRefusals(t *testing.T) {
 }
 
 func TestGrantScopeAndLifetime(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	u := startUsersChrome(t)
 	ctx := context.Background()
@@ -334,6 +338,7 @@ func TestGrantScopeAndLifetime(t *testing.T) {
 }
 
 func TestReconnectAfterCutSocket(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	u := startUsersChrome(t)
 	journal := new(atomic.Int32)

@@ -117,6 +117,7 @@ func evalRaw(t *testing.T, h *harness, page, expr string) string {
 // script, extra header and raw key event is refused or yields nothing of
 // the denied frames' secrets.
 func TestRawCDPUnderAnAllowlistNeverReachesDeniedFrames(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	t.Run("owned", func(t *testing.T) {
 		h := newHarness(t)
 		o := newOrigins3(t)
@@ -294,6 +295,7 @@ func attackRawCDP(t *testing.T, h *harness, o *origins3, page string, framesLoad
 // needed), and nothing of that state reaches the document after the next.
 // The surface's own session is untouched by what raw CDP disables.
 func TestRawSessionIsResetOnNavigation(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	srv := newLoggingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -376,6 +378,7 @@ func TestRawSessionIsResetOnNavigation(t *testing.T) {
 // nested, are invalid_argument and nothing is sent (the expression that
 // would have set a marker never ran).
 func TestRawCDPDuplicateKeysAreInvalid(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	srv := newLoggingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>dup</title><p>dup</p>`)

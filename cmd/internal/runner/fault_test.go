@@ -58,6 +58,7 @@ func journalServer(t *testing.T) (*httptest.Server, *journal) {
 // acknowledgement is outcome_unknown, the reconnect yields a new generation
 // and old page handles are refused.
 func TestCutSocketDuringEffects(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	u := startUsersChrome(t)
 	srv, j := journalServer(t)

@@ -15,6 +15,7 @@ import (
 // through ApproveFromHost, which no local API route calls; the embedded
 // approval socket serves only what `webcodex mcp approve` needs.
 func TestHostApprovalIsNotARoute(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state")})
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +48,7 @@ func TestHostApprovalIsNotARoute(t *testing.T) {
 }
 
 func TestApprovalRequestID(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	if id, ok := ApprovalRequestID(consentRequired("ar-123")); !ok || id != "ar-123" {
 		t.Fatalf("ApprovalRequestID = %q, %v", id, ok)
 	}

@@ -26,6 +26,7 @@ import (
 // no process of its group. (platform's TestOwnedBrowserHasNoOpenDoor runs
 // the same-uid and other-uid scanners against the same kind of launch.)
 func TestOwnedBrowserListensNowhere(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>pipe-owned</title><p>read over the pipe</p>`)

@@ -19,6 +19,7 @@ import (
 // TestNewTabsAreFollowed: a link that opens a new tab gives the agent a new
 // page id; closing it retires the id.
 func TestNewTabsAreFollowed(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -68,6 +69,7 @@ func TestNewTabsAreFollowed(t *testing.T) {
 // elsewhere without naming the list, and a page that navigated off the list
 // by script is unreadable and unlisted.
 func TestOwnedAllowlist(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>ok</title><p>allowed page</p>`)
@@ -116,6 +118,7 @@ func TestOwnedAllowlist(t *testing.T) {
 // TestRawCDPStaysInTheMainDocument: raw page CDP passes on the main
 // document and is refused when it addresses another frame.
 func TestRawCDPStaysInTheMainDocument(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>main</title><iframe srcdoc="<p>inner"></iframe>`)

@@ -90,6 +90,7 @@ func targetURLs(t *testing.T, r *Runner, browserID string) []string {
 // interception never sees: the browser's egress proxy refuses them), so the
 // denied servers see nothing and nothing of theirs reaches the agent.
 func TestDeniedOriginsUnreachableInOwnedBrowser(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
 	same, cross := newDeniedServer(t), newDeniedServer(t)
 	var allowedURL string
