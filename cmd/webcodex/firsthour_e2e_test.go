@@ -404,3 +404,30 @@ func TestScreenshotOfBackgroundTabThroughCLI(t *testing.T) {
 		t.Fatalf("after the captures the front tab is %v", vis.Value)
 	}
 }
+
+// TestLaunchFailureLogsWhy: a browser that fails to start leaves its
+// reason and the tail of its own output in runner.log, without the paths
+// webcodex chose.
+func TestLaunchFailureLogsWhy(t *testing.T) {
+	t.Parallel() // its own state directory, Runner and browser
+	e := newEnv(t)
+	tmp := t.TempDir()
+	fake := filepath.Join(t.TempDir(), "chromium")
+	script := "#!/bin/sh\necho \"fake chromium: cannot start in $TMPDIR\" >&2\nexit 7\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"TMPDIR=" + tmp, "WEBCODEX_CHROME=" + fake}
+	e.startRunner(env...)
+	if code, _, errs := e.runEnv(env, "launch"); code != 1 {
+		t.Fatalf("launch with a browser that exits: exit %d\n%s", code, errs)
+	}
+	logs, _ := os.ReadFile(filepath.Join(e.state, "runner.log"))
+	if !strings.Contains(string(logs), "launch failed") || !strings.Contains(string(logs), "exit status 7") ||
+		!strings.Contains(string(logs), "chromium: fake chromium: cannot start in <launch-dir>") {
+		t.Fatalf("runner.log does not say why the launch failed:\n%s", logs)
+	}
+	if strings.Contains(string(logs), tmp) {
+		t.Fatalf("runner.log names the temporary directory:\n%s", logs)
+	}
+}
