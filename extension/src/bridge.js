@@ -1,8 +1,9 @@
 // The extension's service-worker logic, written against an injected
 // `chrome` so tests can run it with a fake one (test/fake_chrome.js).
 //
-// Consent is per tab and lives in chrome.storage.session, mirrored in
-// memory and written before anything acts on it:
+// Consent is per tab and lives in the worker's store (IndexedDB: the
+// extension has no "storage" permission; see store.js), mirrored in memory
+// and written before anything acts on it:
 //
 //   (none) --Share--> offered --Runner attach ctl--> attaching --debugger
 //   attached--> attached --revoke | detach | tab closed | native lost-->
@@ -40,13 +41,16 @@ function emptyState() {
   return { link: 'none', gen: 0, tabs: {} };
 }
 
-export function createBridge(chrome, opts = {}) {
+// opts.storage is the worker's store (store.js in the extension; a Map in
+// tests), with chrome.storage.session's get/set shape.
+export function createBridge(chrome, opts) {
   const now = opts.now || (() => Date.now());
+  const storage = opts.storage;
   let st = emptyState();
   let port = null;
   let connecting = null; // promise of the connection in progress
 
-  const persist = () => chrome.storage.session.set({ [KEY]: JSON.parse(JSON.stringify(st)) });
+  const persist = () => storage.set({ [KEY]: JSON.parse(JSON.stringify(st)) });
 
   const send = (msg) => {
     if (!port || st.link !== 'connected') return false;
@@ -63,7 +67,7 @@ export function createBridge(chrome, opts = {}) {
   // A worker that starts with stored consent lost its native port when its
   // predecessor stopped: nothing of that peer is valid any more.
   const loaded = (async () => {
-    const got = await chrome.storage.session.get(KEY);
+    const got = await storage.get(KEY);
     const prev = got && got[KEY];
     if (!prev) return;
     st = { link: prev.link === 'none' ? 'none' : 'disconnected', gen: prev.gen || 0, tabs: {} };

@@ -58,7 +58,7 @@ export function deferred() {
 }
 
 export function fakeChrome(opts = {}) {
-  const store = opts.store || new Map();
+  const store = opts.store || new Map(); // survives a worker restart when shared
   const calls = [];
   const chrome = {
     calls,
@@ -81,14 +81,14 @@ export function fakeChrome(opts = {}) {
         return p;
       },
     },
-    storage: {
-      session: {
-        async get(key) {
-          return store.has(key) ? { [key]: JSON.parse(store.get(key)) } : {};
-        },
-        async set(obj) {
-          for (const [k, v] of Object.entries(obj)) store.set(k, JSON.stringify(v));
-        },
+    // The worker's store (IndexedDB in the extension, store.js), backed by
+    // a Map: the extension has no chrome.storage permission.
+    store: {
+      async get(key) {
+        return store.has(key) ? { [key]: JSON.parse(store.get(key)) } : {};
+      },
+      async set(obj) {
+        for (const [k, v] of Object.entries(obj)) store.set(k, JSON.stringify(v));
       },
     },
     debugger: {

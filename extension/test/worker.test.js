@@ -12,7 +12,7 @@ const TABS = {
 
 function setup(opts = {}) {
   const chrome = fakeChrome({ tabs: TABS, ...opts });
-  const bridge = createBridge(chrome);
+  const bridge = createBridge(chrome, { storage: chrome.store });
   return { chrome, bridge };
 }
 
@@ -222,7 +222,7 @@ test('closing the shared tab reports tab_closed; closing an offered tab revokes 
 test('a restarted worker restores state from storage, detaches and clears consent', async () => {
   const store = new Map();
   const first = fakeChrome({ tabs: TABS, store });
-  const bridge = createBridge(first);
+  const bridge = createBridge(first, { storage: first.store });
   await shareAndOffer(first, bridge, 7, 'offer-a');
   await attach(first, 7, 'offer-a', 1);
   await shareAndOffer(first, bridge, 9, 'offer-b');
@@ -230,7 +230,7 @@ test('a restarted worker restores state from storage, detaches and clears consen
   // on the same session storage.
   const second = fakeChrome({ tabs: TABS, store });
   second.debugger.attached.add(7); // Chrome kept the debugger attached
-  const restarted = createBridge(second);
+  const restarted = createBridge(second, { storage: second.store });
   await restarted.loaded;
   assert.deepEqual(calls(second, 'detach').map((c) => c[1]), [7]);
   assert.deepEqual(second.storageSnapshot().tabs, {});

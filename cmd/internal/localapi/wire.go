@@ -53,6 +53,8 @@ type BrowserInfo struct {
 	// LostReason says why a lost browser was lost: crashed (it exited on
 	// its own) or connection_lost. It stays listed until closed.
 	LostReason string `json:"lostReason,omitempty"`
+	// Via is "extension" for a tab shared from the webcodex extension.
+	Via string `json:"via,omitempty"`
 }
 
 // EndSessionResult reports the end of an MCP session.
@@ -367,8 +369,11 @@ type DiscoverResult struct {
 	ManagedProfiles []string           `json:"managedProfiles"`
 	Attach          []AttachCandidate  `json:"attachCandidates"`
 	// ExtensionBridge reports whether attaching through the extension bridge
-	// is available in this build.
+	// is available: installed, and this Runner listens for it.
 	ExtensionBridge bool `json:"extensionBridge"`
+	// Offers are the tabs people shared from the extension, waiting to be
+	// attached (attach --offer ID).
+	Offers []BridgeOffer `json:"offers"`
 }
 
 // LaunchAvailability says whether an owned browser can be launched.

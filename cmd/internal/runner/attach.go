@@ -486,6 +486,9 @@ func (r *Runner) Reconnect(ctx context.Context, req localapi.BrowserRequest) (_ 
 	if b.mode != localapi.ModeAttached {
 		return localapi.ReconnectResult{}, fsm.Refuse(fsm.RouteUnavailable, "only attached browsers reconnect; an owned browser is relaunched")
 	}
+	if b.coord == nil {
+		return localapi.ReconnectResult{}, fsm.Refuse(fsm.RouteUnavailable, "a tab shared from the extension does not reconnect: the person shares it again")
+	}
 	res, err := b.coord.Reconnect(ctx)
 	if err != nil {
 		return localapi.ReconnectResult{}, err

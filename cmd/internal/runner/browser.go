@@ -22,6 +22,7 @@ import (
 	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/consent"
+	"github.com/webcodex/webcodex/extension/bridge"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
@@ -50,6 +51,10 @@ type Browser struct {
 	coord         *reconnect.Coordinator
 	req           localapi.AttachRequest
 	allowEvaluate bool
+	// bsock is the bridge Socket of a tab shared from the extension
+	// (bridge.go); nil for every other browser. Such a browser has no
+	// grant, endpoint or reconnect coordinator.
+	bsock *bridge.Socket
 
 	gate    *origin.Gate       // the owner's allowlist for this browser
 	creator *localapi.Boundary // the creating client's boundary; nil: the owner at a terminal
@@ -544,7 +549,9 @@ func (r *Runner) closeBrowser(ctx context.Context, b *Browser) {
 		defer close(b.done)
 		close(b.stop)
 		if b.mode == localapi.ModeAttached {
-			b.coord.Close() // a running reconnect is cancelled: the session ended
+			if b.coord != nil {
+				b.coord.Close() // a running reconnect is cancelled: the session ended
+			}
 			if step, err := b.att.Fire(ctx, lease.AttachClose); err == nil && step.Effect == lease.EffectDetachDebugger {
 				b.detach(ctx)
 			}
@@ -625,7 +632,10 @@ func (b *Browser) info(ctx context.Context) localapi.BrowserInfo {
 		Generation: uint64(b.gens.Current()), Headless: b.headless, Pages: []localapi.PageInfo{},
 		Session: session,
 	}
-	if b.mode == localapi.ModeAttached {
+	if b.bsock != nil {
+		bi.Via = ViaExtension
+	}
+	if b.mode == localapi.ModeAttached && b.grant != nil {
 		exp := b.grant.Expiry()
 		left := b.coord.AttemptsLeft()
 		bi.GrantExpires, bi.AttemptsLeft = &exp, &left

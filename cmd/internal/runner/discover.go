@@ -49,8 +49,9 @@ func AttachCandidateDir(name string) (string, bool) {
 // Discover says what can be launched and attached here: Chromium found or
 // not, whether a visible browser can open, the managed profiles, and each
 // installed browser profile's state for attaching (not running, running
-// with remote debugging off, or ready). The extension bridge is not built,
-// and says so. Nothing in the result is a path, port or URL.
+// with remote debugging off, or ready), whether the extension bridge is
+// reachable, and the tabs people shared from it and nobody attached yet
+// (bridge.go). Nothing in the result is a path, port or URL.
 func (r *Runner) Discover(ctx context.Context, _ struct{}) (localapi.DiscoverResult, error) {
 	res := localapi.DiscoverResult{ManagedProfiles: []string{}, Attach: []localapi.AttachCandidate{}}
 	exe := r.opts.Chrome
@@ -92,6 +93,8 @@ func (r *Runner) Discover(ctx context.Context, _ struct{}) (localapi.DiscoverRes
 		}
 		res.Attach = append(res.Attach, c)
 	}
+	res.ExtensionBridge = r.bridgeReachable()
+	res.Offers = r.discoverOffers(ctx)
 	return res, nil
 }
 

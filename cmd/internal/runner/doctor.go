@@ -94,7 +94,7 @@ func Doctor(ctx context.Context) DoctorReport {
 		checkDisplay(),
 		checkAccessibility(ctx),
 		checkUploadDir(),
-		{Name: "extension bridge", Status: CheckInfo, Detail: "not in this build: attach to your Chrome with `webcodex attach`"},
+		checkBridge(ctx),
 		checkRunner(ctx),
 	}
 	rep := DoctorReport{OK: true, Checks: checks}

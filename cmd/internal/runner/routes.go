@@ -23,6 +23,8 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Handle(rt, "eval", bounded(r, r.Eval))
 	localapi.Handle(rt, "close", bounded(r, r.Close))
 	localapi.Handle(rt, "attach", bounded(r, r.Attach))
+	localapi.Handle(rt, "attach_offer", bounded(r, r.AttachOffer))
+	localapi.Handle(rt, "bridge_status", r.BridgeStatus)
 	localapi.Handle(rt, "approval", r.ApprovalInfo)
 	localapi.Handle(rt, "approve", r.Approve)
 	localapi.Handle(rt, "deny", r.Deny)

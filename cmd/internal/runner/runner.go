@@ -17,6 +17,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/consent"
+	"github.com/webcodex/webcodex/extension/bridge"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
@@ -80,6 +81,8 @@ type Runner struct {
 	handshakes int
 
 	sessions sessionTable // MCP sessions bound to their processes (session.go)
+
+	ext *bridge.Server // the extension bridge's listener (bridge.go); nil unless installed; guarded by mu
 }
 
 // StateDir returns the state root (see localapi.StateDir).
@@ -104,6 +107,7 @@ func New(opts Options) (*Runner, error) {
 		browsers: map[string]*Browser{}, pages: map[string]*Page{}, retired: map[string]bool{},
 	}
 	r.reapOrphans()
+	r.startBridge()
 	if sb := platform.Sandbox(); !sb.Enabled {
 		r.logf("runner: owned browsers run without Chromium's sandbox: %s", sb.Reason)
 	}
@@ -144,6 +148,7 @@ func (r *Runner) Shutdown(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	r.stopBridge()
 	r.sessions.close()
 	r.broker.Discard()
 	if c, ok := r.opts.ConsentUI.(interface{ Close() error }); ok {
@@ -193,7 +198,7 @@ func sandboxInfo() localapi.Sandbox {
 func (r *Runner) Capabilities() map[string]bool {
 	return map[string]bool{
 		"browser_managed_profile":  true,
-		"browser_extension_bridge": false,
+		"browser_extension_bridge": r.bridgeReachable(),
 		"browser_surface_handoff":  false, // no handoff of a visible surface on Linux
 	}
 }

@@ -1,0 +1,253 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/webcodex/webcodex/cdp"
+	"github.com/webcodex/webcodex/cdp/origin"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/extension/bridge"
+	"github.com/webcodex/webcodex/extension/install"
+	"github.com/webcodex/webcodex/extension/rendezvous"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/lease"
+)
+
+// ViaExtension is BrowserInfo.Via for a tab shared from the extension.
+const ViaExtension = "extension"
+
+// startBridge opens the extension bridge's loopback listener when the
+// bridge is installed (webcodex install-bridge wrote the installation
+// record): a Runner without it listens on no TCP port at all.
+func (r *Runner) startBridge() {
+	if !install.Installed(r.opts.StateDir) {
+		return
+	}
+	srv, err := bridge.Listen(bridge.Options{StateDir: r.opts.StateDir, Logf: r.opts.Logf})
+	if err != nil {
+		r.logf("runner: the extension bridge did not start: %s", refusalCode(err))
+		return
+	}
+	r.mu.Lock()
+	r.ext = srv
+	r.mu.Unlock()
+}
+
+// stopBridge closes the listener: every shared tab's lease ends, and the
+// native hosts exit when their connection goes.
+func (r *Runner) stopBridge() {
+	r.mu.Lock()
+	srv := r.ext
+	r.ext = nil
+	r.mu.Unlock()
+	if srv != nil {
+		srv.Close()
+	}
+}
+
+func (r *Runner) bridgeServer() *bridge.Server {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ext
+}
+
+// bridgeReachable is the extension_bridge capability: this Runner owns a
+// live listener for an installed bridge. It does not mean a tab is shared
+// or that Chrome has loaded the extension.
+func (r *Runner) bridgeReachable() bool {
+	srv := r.bridgeServer()
+	return srv != nil && srv.Status().Listening
+}
+
+// BridgeStatus reports the bridge (counts only: no token, port or URL).
+func (r *Runner) BridgeStatus(ctx context.Context, _ struct{}) (localapi.BridgeStatus, error) {
+	st := localapi.BridgeStatus{Installed: install.Installed(r.opts.StateDir)}
+	srv := r.bridgeServer()
+	switch {
+	case !st.Installed:
+		st.Next = "run webcodex install-bridge, then load the extension (chrome://extensions, developer mode, Load unpacked: extension/)"
+	case srv == nil:
+		st.Next = "restart the Runner (webcodex stop) so it opens the bridge"
+	default:
+		s := srv.Status()
+		st.Listening, st.Peers, st.Connected, st.Offers, st.Attached = s.Listening, s.Peers, s.Verified, s.Offers, s.Routes
+		if s.Verified == 0 {
+			st.Next = "in Chrome, open the webcodex extension's popup and press \"Share current tab\""
+		} else if s.Offers > 0 {
+			st.Next = "webcodex discover lists the shared tabs; webcodex attach --offer ID attaches one"
+		}
+	}
+	return st, nil
+}
+
+// discoverOffers lists the pending offers for Discover. A client with a
+// boundary (an MCP server's allowlist) sees an offer's origin and title
+// only when its allowlist allows the tab's URL; the id alone is always
+// listed. The owner at a terminal, who shared the tabs, sees them all.
+func (r *Runner) discoverOffers(ctx context.Context) []localapi.BridgeOffer {
+	if b, ok := localapi.BoundaryFrom(ctx); ok {
+		return r.BridgeOffers(b.Allow, false)
+	}
+	return r.BridgeOffers(nil, true)
+}
+
+// BridgeOffers lists the pending offers, with origin and title where allow
+// allows the tab's URL (or everywhere when all is set).
+func (r *Runner) BridgeOffers(allow []string, all bool) []localapi.BridgeOffer {
+	srv := r.bridgeServer()
+	out := []localapi.BridgeOffer{}
+	if srv == nil {
+		return out
+	}
+	gate, _ := origin.New(origin.Attached, allow)
+	for _, o := range srv.Offers() {
+		bo := localapi.BridgeOffer{ID: o.ID, Expires: o.Expires}
+		if all || gate.Allowed(o.URL) {
+			bo.Origin, _ = gate.Origin(o.URL) // never its path
+			bo.Title = capTitle(o.Title)
+		}
+		out = append(out, bo)
+	}
+	return out
+}
+
+func capTitle(s string) string {
+	const max = 200
+	if r := []rune(s); len(r) > max {
+		return string(r[:max])
+	}
+	return s
+}
+
+// AttachOffer attaches the tab a person shared from the extension, by its
+// exact offer id: an attached_external browser whose one page is that tab,
+// driven through the bridge Socket by the same Conn, surface, fences,
+// refusals and bounds as any page. Teardown only detaches; a revoke, a
+// closed tab, a detach or a lost native host leaves the browser lost with
+// the fixed reason, and a new Share is needed.
+func (r *Runner) AttachOffer(ctx context.Context, req localapi.AttachOfferRequest) (res localapi.AttachResult, err error) {
+	defer func() { r.auditBrowser(ctx, res.Browser.ID, "attach_offer", err) }()
+	srv := r.bridgeServer()
+	if srv == nil {
+		return localapi.AttachResult{}, fsm.Refuse(fsm.RequiresSetup, "the extension bridge is not installed here: run webcodex install-bridge, load the extension, then share a tab")
+	}
+	if req.Offer == "" {
+		return localapi.AttachResult{}, fsm.Refuse(fsm.InvalidArgument, "name the offer to attach (webcodex discover lists them)")
+	}
+	gate, dropped := origin.New(origin.Attached, req.Allow)
+	for range dropped {
+		r.logf("runner: an --allow entry was dropped")
+	}
+	// The shared tab's origin is judged before the offer is consumed: an
+	// offer this caller may not see stays for one that may.
+	var found bool
+	for _, o := range srv.Offers() {
+		if o.ID == req.Offer {
+			found = true
+			if err := gate.Check(o.URL); err != nil {
+				return localapi.AttachResult{}, err
+			}
+		}
+	}
+	if !found {
+		return localapi.AttachResult{}, fsm.Refuse(fsm.NotFound, "no such live offer: the person shares the tab again from the extension")
+	}
+	actx, cancel := context.WithTimeout(ctx, r.callBound())
+	defer cancel()
+	sock, err := srv.Attach(actx, req.Offer)
+	if err != nil {
+		return localapi.AttachResult{}, err
+	}
+	b := &Browser{r: r, id: newID("b"), mode: localapi.ModeAttached, created: time.Now(), pages: map[string]*Page{},
+		done: make(chan struct{}), stop: make(chan struct{}), gate: gate, allowEvaluate: req.AllowEvaluate, bsock: sock}
+	b.att = lease.ExternalAttachmentSpec.Build(nil)
+	b.gens.Advance()
+	b.mu.Lock()
+	b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
+	b.mu.Unlock()
+	if err := r.register(ctx, b, b.watchBridge); err != nil {
+		b.att.Fire(ctx, lease.AttachFailed)
+		b.c().Close() // detaches: the tab is the person's
+		return localapi.AttachResult{}, err
+	}
+	r.logf("runner: attached browser %s (a tab shared from the extension)", b.id)
+	return localapi.AttachResult{
+		Browser: b.info(ctx), Product: ViaExtension, CapabilitiesInvalidated: false,
+		NextAction: "list pages (webcodex pages BROWSER) and snapshot the shared tab", EndpointOwnership: "extension_offer",
+		SideEffects: map[string]bool{"launched_browser": false, "restarted_browser": false, "created_profile": false,
+			"copied_profile_data": false, "changed_preferences": false},
+	}, nil
+}
+
+// watchBridge marks a bridge browser lost, with the share's fixed reason,
+// when its socket ends: a shared tab never reconnects by itself (a new
+// Share is a new offer), so the attachment machine passes through
+// reconnecting and gives up at once.
+func (b *Browser) watchBridge() {
+	defer b.watchWG.Done()
+	select {
+	case <-b.c().Done():
+	case <-b.stop:
+		return
+	}
+	select {
+	case <-b.stop:
+		return // our own teardown closed it
+	default:
+	}
+	reason := b.bsock.Reason()
+	if reason == "" {
+		reason = "connection_lost"
+	}
+	b.mu.Lock()
+	b.lostReason = reason
+	pages := b.pages
+	b.pages = map[string]*Page{}
+	b.mu.Unlock()
+	ctx := context.Background()
+	b.att.Fire(ctx, lease.AttachSocketLost)
+	b.att.Fire(ctx, lease.AttachGiveUp)
+	r := b.r
+	r.mu.Lock()
+	for id := range pages {
+		r.retireLocked(id)
+	}
+	r.mu.Unlock()
+	for _, p := range pages {
+		p.surf.Close()
+	}
+	r.logf("runner: browser %s: the shared tab ended (%s)", b.id, reason)
+}
+
+// checkBridge is doctor's line for the bridge: installed (the installation
+// record), and reachable (a Runner's listener answers on the published
+// port). It starts nothing.
+func checkBridge(ctx context.Context) DoctorCheck {
+	c := DoctorCheck{Name: "extension bridge"}
+	state, err := StateDir()
+	if err != nil || !install.Installed(state) {
+		c.Status, c.Detail = CheckInfo, "not installed (optional: share single tabs from your Chrome)"
+		c.Fix = "webcodex install-bridge, then load extension/ unpacked in chrome://extensions"
+		return c
+	}
+	rec, err := rendezvous.ReadRecord(state)
+	if err != nil {
+		c.Status, c.Detail = CheckInfo, "installed; no Runner is listening for it now"
+		c.Fix = "any webcodex command starts a Runner, which opens the bridge"
+		return c
+	}
+	d := net.Dialer{Timeout: 2 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(rec.Port)))
+	if err != nil {
+		c.Status, c.Detail = CheckWarn, "installed; the Runner that published the bridge is gone"
+		c.Fix = "any webcodex command starts a Runner, which opens the bridge again"
+		return c
+	}
+	conn.Close()
+	c.Status, c.Detail = CheckOK, fmt.Sprintf("installed and reachable (%s)", "a Runner listens on loopback")
+	return c
+}

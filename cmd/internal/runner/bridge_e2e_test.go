@@ -1,0 +1,409 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/webcodex/webcodex/cdp"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/extension/install"
+	"github.com/webcodex/webcodex/extension/rendezvous"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/platform"
+)
+
+// bridgeWait bounds each wait on the browser, the worker or the Runner in
+// the bridge's end-to-end test: generous for a loaded two-core machine.
+const bridgeWait = 45 * time.Second
+
+// sharedIdle is how long the shared tab sits idle before it is driven
+// again: past the 30 s after which Chrome stops an extension's service
+// worker that holds no native port (CHROMIUM-FACTS.md).
+const sharedIdle = 60 * time.Second
+
+// extBrowser is a headless Chromium with the unpacked extension loaded and
+// the test's own CDP connection (over the pipe) to drive its service
+// worker, as the person's clicks in the popup would.
+type extBrowser struct {
+	t      *testing.T
+	proc   *platform.Process
+	conn   *cdp.Conn
+	worker *cdp.Session
+}
+
+func buildBridgeHost(t *testing.T, dir string) string {
+	t.Helper()
+	out := filepath.Join(dir, "webcodex-bridge-host")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/webcodex/webcodex/cmd/webcodex-bridge-host")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build the native host: %v\n%s", err, b)
+	}
+	return out
+}
+
+func startExtBrowser(t *testing.T, udd, state string) *extBrowser {
+	t.Helper()
+	exe, err := chromiumtest.ChromePath()
+	if err != nil {
+		if testing.Short() {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	extDir, err := filepath.Abs("../../../extension")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bridgeWait)
+	defer cancel()
+	proc, err := platform.Launch(ctx, platform.LaunchOptions{Exec: exe, UserDataDir: udd, Headless: true,
+		ExtraArgs: []string{"--load-extension=" + extDir}, Env: []string{"WEBCODEX_STATE_DIR=" + state}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := proc.Pipe()
+	eb := &extBrowser{t: t, proc: proc, conn: cdp.NewConn(cdp.NewPipeSocket(from, to, cdp.PipeOptions{}), cdp.ConnOptions{})}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		proc.Close(ctx, func(ctx context.Context) error { return eb.conn.Browser().Call(ctx, "Browser.close", nil, nil) })
+		eb.conn.Close()
+	})
+	// The worker's target exists before its script ran: wait until the
+	// popup's actions are bound.
+	workerURL := "chrome-extension://" + install.DefaultExtensionID + "/src/worker.js"
+	deadline := time.Now().Add(bridgeWait)
+	for eb.worker == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the extension's service worker did not start")
+		}
+		res, err := cdproto.Call(ctx, eb.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ti := range res.TargetInfos {
+			if ti.Type == "service_worker" && ti.URL == workerURL {
+				if eb.worker, err = eb.conn.AttachTarget(ctx, ti.TargetID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond) // target discovery has no event before this point
+	}
+	for eb.eval(`typeof globalThis.webcodex`) != "object" {
+		if time.Now().After(deadline) {
+			t.Fatal("the worker never bound its actions")
+		}
+		time.Sleep(50 * time.Millisecond) // polled: the worker's script gives no signal
+	}
+	return eb
+}
+
+// eval runs expr in the service worker (awaiting a promise) and returns
+// its value decoded into a Go value.
+func (eb *extBrowser) eval(expr string) any {
+	eb.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bridgeWait)
+	defer cancel()
+	res, err := cdproto.Call(ctx, eb.worker, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, AwaitPromise: new(true), ReturnByValue: new(true)})
+	if err != nil {
+		eb.t.Fatalf("evaluate in the worker: %v", err)
+	}
+	if res.ExceptionDetails != nil {
+		eb.t.Fatalf("evaluate in the worker threw: %s", res.ExceptionDetails.Text)
+	}
+	var v any
+	if res.Result != nil && len(res.Result.Value) > 0 {
+		json.Unmarshal(res.Result.Value, &v)
+	}
+	return v
+}
+
+func (eb *extBrowser) popup(op string, tab int) map[string]any {
+	eb.t.Helper()
+	v, _ := eb.eval(fmt.Sprintf(`webcodex.%s(%d)`, op, tab)).(map[string]any)
+	return v
+}
+
+// openTab opens url in a new tab, waits until its document titled title
+// is in, and returns its tab id (from chrome.debugger.getTargets, which
+// maps target ids to tab ids) and target id.
+func (eb *extBrowser) openTab(rawURL, title string) (int, string) {
+	eb.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), bridgeWait)
+	defer cancel()
+	res, err := cdproto.Call(ctx, eb.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: rawURL})
+	if err != nil {
+		eb.t.Fatal(err)
+	}
+	deadline := time.Now().Add(bridgeWait)
+	for {
+		v := eb.eval(fmt.Sprintf(`chrome.debugger.getTargets().then(ts => { const t = ts.find(t => t.id === %q); return t && t.title === %q ? t.tabId : 0 })`, res.TargetID, title))
+		if n, ok := v.(float64); ok && n > 0 {
+			return int(n), string(res.TargetID)
+		}
+		if time.Now().After(deadline) {
+			eb.t.Fatal("the new tab never reached its URL")
+		}
+		time.Sleep(50 * time.Millisecond) // polled: the tab's URL commits asynchronously
+	}
+}
+
+func (eb *extBrowser) debuggerAttached(targetID string) bool {
+	v := eb.eval(fmt.Sprintf(`chrome.debugger.getTargets().then(ts => ts.find(t => t.id === %q).attached)`, targetID))
+	b, _ := v.(bool)
+	return b
+}
+
+// hostRunning reports whether a process runs the native host binary.
+func hostRunning(host string) bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		if exe, err := os.Readlink("/proc/" + e.Name() + "/exe"); err == nil && exe == host {
+			return true
+		}
+	}
+	return false
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(bridgeWait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond) // polled: the condition crosses processes
+	}
+}
+
+// TestExtensionBridgeEndToEnd installs the bridge into a test profile,
+// loads the unpacked extension in headless Chromium, shares a fixture tab
+// through the popup's action, and drives it through the same surface as
+// any page: discover, attach by offer, snapshot, type, click, read; the
+// boundaries hold (raw CDP off, origin gate, a denied frame out of reach);
+// it stays usable after a minute idle; revoke detaches it and the Runner
+// reports it; closing the Runner ends the host and the extension shows
+// disconnected.
+func TestExtensionBridgeEndToEnd(t *testing.T) {
+	root := t.TempDir()
+	state := filepath.Join(root, "state")
+	udd := filepath.Join(root, "profile")
+	for _, d := range []string{state, udd} {
+		if err := platform.EnsurePrivateDir(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host := buildBridgeHost(t, root)
+	if _, err := install.Install(install.Options{UserDataDir: udd, HostPath: host, StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	logs := &logSink{}
+	r, err := New(Options{StateDir: state, Logf: logs.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shutdown := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		r.Shutdown(ctx)
+	}
+	t.Cleanup(shutdown)
+	if !r.Capabilities()["browser_extension_bridge"] {
+		t.Fatal("an installed bridge is not reachable")
+	}
+	rec, err := rendezvous.ReadRecord(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A frame of another host: the allowlist below admits 127.0.0.1 only.
+	frameSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `<!doctype html><p>FRAME-SECRET</p><button>Frame button</button>`)
+	}))
+	t.Cleanup(frameSrv.Close)
+	frameURL := strings.Replace(frameSrv.URL, "127.0.0.1", "localhost", 1)
+	pageSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>Checkout</title><h1>Checkout</h1>
+<label>Name <input id="name"></label>
+<button onclick="document.getElementById('out').textContent = 'paid by ' + document.getElementById('name').value">Pay</button>
+<p id="out"></p>
+<iframe src="%s/frame"></iframe>`, frameURL)
+	}))
+	t.Cleanup(pageSrv.Close)
+
+	eb := startExtBrowser(t, udd, state)
+	waitFor(t, "the popup's state line", func() bool { return eb.popup("status", 1)["state"] == "not shared" })
+	tab, targetID := eb.openTab(pageSrv.URL+"/checkout", "Checkout")
+	if got := eb.popup("share", tab); got["ok"] != true || got["state"] != "waiting for attach" {
+		t.Fatalf("Share = %v", got)
+	}
+	if eb.debuggerAttached(targetID) {
+		t.Fatal("sharing attached the debugger before the Runner consumed the offer")
+	}
+
+	ctx := context.Background()
+	var offer localapi.BridgeOffer
+	waitFor(t, "the offer", func() bool {
+		d, err := r.Discover(ctx, struct{}{})
+		if err != nil || !d.ExtensionBridge || len(d.Offers) != 1 {
+			return false
+		}
+		offer = d.Offers[0]
+		return true
+	})
+	pageOrigin := pageSrv.URL
+	if offer.Origin != pageOrigin || offer.Title != "Checkout" {
+		t.Fatalf("offer shows %q %q", offer.Origin, offer.Title)
+	}
+	if hidden := r.BridgeOffers([]string{"example.test"}, false); len(hidden) != 1 || hidden[0].Origin != "" || hidden[0].Title != "" {
+		t.Fatalf("an offer outside the allowlist shows %+v", hidden)
+	}
+	if _, err := r.AttachOffer(ctx, localapi.AttachOfferRequest{Offer: offer.ID, Allow: []string{"example.test"}}); !fsm.IsCode(err, fsm.OriginDenied) {
+		t.Fatalf("attach under an allowlist without the tab's origin: %v", err)
+	}
+	att, err := r.AttachOffer(ctx, localapi.AttachOfferRequest{Offer: offer.ID, Allow: []string{"127.0.0.1"}})
+	if err != nil {
+		t.Fatalf("attach --offer: %v", err)
+	}
+	if _, err := r.AttachOffer(ctx, localapi.AttachOfferRequest{Offer: offer.ID, Allow: []string{"127.0.0.1"}}); !fsm.IsCode(err, fsm.NotFound) {
+		t.Fatalf("the same offer attached twice: %v", err)
+	}
+	if att.Browser.Mode != localapi.ModeAttached || att.Browser.Via != ViaExtension {
+		t.Fatalf("attached browser %+v", att.Browser)
+	}
+	if got := eb.popup("status", tab)["state"]; got != "attached" {
+		t.Fatalf("popup says %v after attach", got)
+	}
+	if !eb.debuggerAttached(targetID) {
+		t.Fatal("the debugger is not attached to the shared tab")
+	}
+	pages, err := r.Pages(ctx, localapi.BrowserRequest{Browser: att.Browser.ID})
+	if err != nil || len(pages) != 1 || !strings.HasPrefix(pages[0].URL, pageSrv.URL) {
+		t.Fatalf("pages = %+v, %v", pages, err)
+	}
+	page := pages[0].ID
+
+	drive := func(name string) {
+		t.Helper()
+		snap, err := r.Snapshot(ctx, localapi.SnapshotRequest{Page: page})
+		if err != nil {
+			t.Fatalf("snapshot: %v", err)
+		}
+		if !strings.Contains(string(snap), "Checkout") || !strings.Contains(string(snap), "Pay") {
+			t.Fatalf("snapshot lacks the page: %.400s", snap)
+		}
+		if strings.Contains(string(snap), "FRAME-SECRET") || strings.Contains(string(snap), "Frame button") {
+			t.Fatal("the snapshot reached into a frame of a denied origin")
+		}
+		if _, err := r.Act(ctx, localapi.ActRequest{Page: page, Action: "fill", Target: &localapi.Target{Label: "Name"}, Text: name}); err != nil {
+			t.Fatalf("fill: %v", err)
+		}
+		if _, err := r.Act(ctx, localapi.ActRequest{Page: page, Action: "click", Target: &localapi.Target{Role: "button", Name: "Pay"}}); err != nil {
+			t.Fatalf("click: %v", err)
+		}
+		read, err := r.Read(ctx, localapi.ReadRequest{Page: page})
+		if err != nil || !strings.Contains(read.Text, "paid by "+name) {
+			t.Fatalf("read after the click: %q, %v", read.Text, err)
+		}
+	}
+	drive("Ada")
+
+	// The boundaries of any attached page hold for the shared tab.
+	if _, err := r.CDP(ctx, localapi.CDPRequest{Page: page, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"document.cookie"}`)}); !fsm.IsCode(err, fsm.PolicyDenied) {
+		t.Fatalf("raw CDP on the shared tab: %v", err)
+	}
+	if _, err := r.Goto(ctx, localapi.GotoRequest{Page: page, URL: frameURL + "/"}); !fsm.IsCode(err, fsm.OriginDenied) {
+		t.Fatalf("navigating the shared tab off the allowlist: %v", err)
+	}
+
+	// Idle past the worker's idle stop: the open native port keeps it, and
+	// the tab stays usable.
+	time.Sleep(sharedIdle)
+	drive("Grace")
+
+	// Revoke from the popup: consent ends, the debugger detaches, and the
+	// Runner reports the browser lost with the fixed reason.
+	if got := eb.popup("revoke", tab); got["state"] != "not shared" {
+		t.Fatalf("Revoke = %v", got)
+	}
+	var bi localapi.BrowserInfo
+	waitFor(t, "the Runner to report the revoke", func() bool {
+		st, _ := r.Status(ctx)
+		for _, b := range st.Browsers {
+			if b.ID == att.Browser.ID {
+				bi = b
+			}
+		}
+		return bi.State == "lost"
+	})
+	if bi.LostReason != "explicit_revoke" {
+		t.Fatalf("lost with %q, want explicit_revoke", bi.LostReason)
+	}
+	if _, err := r.Snapshot(ctx, localapi.SnapshotRequest{Page: page}); err == nil {
+		t.Fatal("a revoked tab was still driven")
+	}
+	waitFor(t, "the debugger to leave the tab", func() bool { return !eb.debuggerAttached(targetID) })
+
+	// Share again: closing the browser on the Runner's side detaches the
+	// debugger and never closes the person's tab.
+	if got := eb.popup("share", tab); got["state"] != "waiting for attach" {
+		t.Fatalf("Share after revoke = %v", got)
+	}
+	var again localapi.BridgeOffer
+	waitFor(t, "the new offer", func() bool {
+		d, _ := r.Discover(ctx, struct{}{})
+		if len(d.Offers) != 1 || d.Offers[0].ID == offer.ID {
+			return false
+		}
+		again = d.Offers[0]
+		return true
+	})
+	att2, err := r.AttachOffer(ctx, localapi.AttachOfferRequest{Offer: again.ID, Allow: []string{"127.0.0.1"}})
+	if err != nil {
+		t.Fatalf("attach after a new Share: %v", err)
+	}
+	cl, err := r.Close(ctx, localapi.BrowserRequest{Browser: att2.Browser.ID})
+	if err != nil || cl.Teardown != "detached" {
+		t.Fatalf("close = %+v, %v", cl, err)
+	}
+	waitFor(t, "the debugger to leave after close", func() bool { return !eb.debuggerAttached(targetID) })
+	if got := eb.popup("status", tab)["state"]; got != "not shared" {
+		t.Fatalf("popup says %v after the Runner closed its browser", got)
+	}
+	if v := eb.eval(fmt.Sprintf(`chrome.debugger.getTargets().then(ts => ts.some(t => t.id === %q))`, targetID)); v != true {
+		t.Fatal("closing the browser closed the person's tab")
+	}
+
+	// Closing the Runner ends the native host; the extension says so.
+	shutdown()
+	waitFor(t, "the native host to exit", func() bool { return !hostRunning(host) })
+	waitFor(t, "the popup to show disconnected", func() bool { return eb.popup("status", tab)["state"] == "disconnected" })
+
+	// Nothing secret or locating reached the Runner's log.
+	u, _ := url.Parse(pageSrv.URL)
+	for _, secret := range []string{rec.Token, strconv.Itoa(rec.Port), pageSrv.URL, u.Host, "Checkout", state} {
+		if strings.Contains(logs.String(), secret) {
+			t.Errorf("the Runner's log holds %q", secret)
+		}
+	}
+}
