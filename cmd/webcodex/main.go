@@ -11,5 +11,6 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, runner.NewCmdServe, runner.NewCmdPolicy, runner.NewCmdDoctor, mcp.NewCmdMCP))
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, runner.NewCmdServe, runner.NewCmdPolicy, runner.NewCmdDoctor, mcp.NewCmdMCP,
+		cli.NewCmdDiscover, cli.NewCmdBridge, runner.NewCmdInstallBridge))
 }

@@ -17,11 +17,18 @@ import (
 // NewCmdAttach attaches to the person's running Chrome.
 func NewCmdAttach(f *Factory) *cobra.Command {
 	var req localapi.AttachRequest
+	var offer string
 	cmd := &cobra.Command{
-		Use:   "attach (--profile-dir DIR | --endpoint 127.0.0.1:PORT) [--allow ORIGIN…]",
+		Use:   "attach (--profile-dir DIR | --endpoint 127.0.0.1:PORT | --offer ID) [--allow ORIGIN…]",
 		Short: "Attach to your running Chrome after one real approval (detach-only teardown)",
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
+			if offer != "" {
+				if req.ProfileDir != "" || req.Endpoint != "" {
+					return &UsageError{Err: fmt.Errorf("--offer attaches a shared tab: give it without --profile-dir or --endpoint")}
+				}
+				return attachOffer(f, localapi.AttachOfferRequest{Offer: offer, Allow: req.Allow, AllowEvaluate: req.AllowEvaluate})
+			}
 			if (req.ProfileDir == "") == (req.Endpoint == "") {
 				return &UsageError{Err: fmt.Errorf("give exactly one of --profile-dir and --endpoint")}
 			}
@@ -40,6 +47,7 @@ func NewCmdAttach(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&req.ProfileDir, "profile-dir", "", "the running browser's profile directory (its DevToolsActivePort is read)")
 	cmd.Flags().StringVar(&req.Endpoint, "endpoint", "", "the debugging endpoint, 127.0.0.1:PORT (loopback only)")
+	cmd.Flags().StringVar(&offer, "offer", "", "the exact offer of a tab shared from the webcodex extension (webcodex discover lists them)")
 	cmd.Flags().StringArrayVar(&req.Allow, "allow", nil, "origin the agent may read and act on (repeatable; none = nothing)")
 	cmd.Flags().BoolVar(&req.AllowEvaluate, "allow-evaluate", false, "allow JavaScript evaluation and raw page CDP on this attachment")
 	cmd.Flags().BoolVar(&req.PressPrompt, "press-prompt", false, "ask that webcodex press Chrome's own \"Allow remote debugging?\" prompt for the person (shown at approval; Linux X11 with accessibility on)")

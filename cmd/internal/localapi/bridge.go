@@ -15,7 +15,7 @@ type AttachOfferRequest struct {
 // set only when the caller's allowlist allows the tab's URL; the id alone
 // is always listed.
 type BridgeOffer struct {
-	ID      string    `json:"id"`
+	ID      string    `json:"offer"`
 	Origin  string    `json:"origin,omitempty"`
 	Title   string    `json:"title,omitempty"`
 	Expires time.Time `json:"expires"`

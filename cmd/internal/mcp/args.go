@@ -89,6 +89,7 @@ type attachIn struct {
 	Candidate  string `json:"candidate,omitempty" jsonschema:"a candidate name from browser_discover, e.g. google-chrome or chromium"`
 	ProfileDir string `json:"profileDir,omitempty" jsonschema:"instead of candidate: the running browser's profile directory"`
 	Endpoint   string `json:"endpoint,omitempty" jsonschema:"instead of candidate: the debugging endpoint, 127.0.0.1:PORT (loopback only)"`
+	Offer      string `json:"offer,omitempty" jsonschema:"instead of candidate: the offer of a tab the person shared from the webcodex extension (browser_discover lists them)"`
 	// The person decides: the request is shown at approval.
 	PressPrompt bool `json:"pressPrompt,omitempty" jsonschema:"ask the person to let webcodex press Chrome's own Allow-remote-debugging prompt for them (Linux X11 with accessibility on)"`
 }

@@ -21,6 +21,7 @@ type Backend interface {
 	Eval(context.Context, localapi.EvalRequest) (localapi.EvalResult, error)
 	Close(context.Context, localapi.BrowserRequest) (localapi.CloseResult, error)
 	Attach(context.Context, localapi.AttachRequest) (localapi.AttachResult, error)
+	AttachOffer(context.Context, localapi.AttachOfferRequest) (localapi.AttachResult, error)
 	ApprovalInfo(context.Context, localapi.ApprovalRequest) (localapi.ApprovalSummary, error)
 	Deny(context.Context, localapi.ApprovalRequest) (map[string]any, error)
 	Reconnect(context.Context, localapi.BrowserRequest) (localapi.ReconnectResult, error)

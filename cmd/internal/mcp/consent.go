@@ -120,6 +120,9 @@ func (s *Server) attach(ctx context.Context, c *call, in attachIn) (any, error) 
 	if !s.opts.AllowAttach {
 		return nil, fsm.Refuse(fsm.ScopeDenied, "attaching to the person's own browser is off: the owner starts the server with --allow-attach")
 	}
+	if in.Offer != "" {
+		return s.attachOffer(ctx, in) // bridge.go
+	}
 	req, err := s.attachRequest(in)
 	if err != nil {
 		return nil, err

@@ -42,10 +42,10 @@ func (s *Server) addTools() {
 		desc: "Launch a Chromium that webcodex owns: by default headless on a fresh temporary profile (no cookies, no logins; removed on close), or a named private managed profile kept between launches. It becomes the current browser and its first tab the current page. Sites it may reach are the owner's allowed origins (the open web when the owner gave none)."},
 		nil, s.launch)
 	addTool(s, toolSpec{name: "browser_attach", title: "Attach to the person's browser", anyOf: control, openWorld: true,
-		desc: "Attach to the person's own running Chrome, Chromium or Edge (browser_discover lists candidates). Needs the browser:control scope and the owner's --allow-attach. The person approves first: this server asks them through your host when it can; otherwise the refusal browser_consent_required names the command they run. Chrome then shows its own \"Allow remote debugging?\" prompt. Only tabs on the owner's allowed origins are visible; detaching never closes anything."},
+		desc: "Attach to the person's own running Chrome, Chromium or Edge (browser_discover lists candidates), or, with offer, exactly the one tab the person shared from the webcodex extension (browser_discover lists pending offers; no approval step: the Share was the consent). Needs the browser:control scope and the owner's --allow-attach. The person approves first: this server asks them through your host when it can; otherwise the refusal browser_consent_required names the command they run. Chrome then shows its own \"Allow remote debugging?\" prompt. Only tabs on the owner's allowed origins are visible; detaching never closes anything."},
 		nil, s.attach)
 	addTool(s, toolSpec{name: "browser_discover", title: "What can be launched or attached", anyOf: read, readOnly: true,
-		desc: "Say what this machine offers: whether a Chromium can be launched (and shown), the managed profiles, each installed browser profile's attach state (not_running, debugging_off or ready, with the next step), and whether this server may attach at all."},
+		desc: "Say what this machine offers: whether a Chromium can be launched (and shown), the managed profiles, each installed browser profile's attach state (not_running, debugging_off or ready, with the next step), whether this server may attach at all, and the tabs the person shared from the webcodex extension (offers; origin and title shown only where this server's allowlist allows them)."},
 		nil, s.discover)
 	addTool(s, toolSpec{name: "browser_status", title: "Status", anyOf: read, readOnly: true,
 		desc: "The Runner, every browser (id, mode, state, connection generation, visible pages), the current browser and page, this server's scopes and settings, and the capability bits browser_managed_profile, browser_extension_bridge and browser_surface_handoff (true only when really supported here)."},
@@ -316,6 +316,7 @@ func (s *Server) discover(ctx context.Context, c *call, _ emptyIn) (any, error) 
 	if err != nil {
 		return nil, err
 	}
+	d.Offers = s.visibleOffers(d.Offers) // bridge.go
 	launchAllowed := s.opts.Scopes[ScopeLaunch] && d.Launch.Available
 	return map[string]any{"discover": d, "launch_allowed": launchAllowed, "server": s.serverFacts(c)}, nil
 }

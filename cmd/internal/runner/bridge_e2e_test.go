@@ -7,19 +7,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/cdproto/target"
-
-	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/extension/install"
 	"github.com/webcodex/webcodex/extension/rendezvous"
@@ -36,154 +29,6 @@ const bridgeWait = 45 * time.Second
 // again: past the 30 s after which Chrome stops an extension's service
 // worker that holds no native port (CHROMIUM-FACTS.md).
 const sharedIdle = 60 * time.Second
-
-// extBrowser is a headless Chromium with the unpacked extension loaded and
-// the test's own CDP connection (over the pipe) to drive its service
-// worker, as the person's clicks in the popup would.
-type extBrowser struct {
-	t      *testing.T
-	proc   *platform.Process
-	conn   *cdp.Conn
-	worker *cdp.Session
-}
-
-func buildBridgeHost(t *testing.T, dir string) string {
-	t.Helper()
-	out := filepath.Join(dir, "webcodex-bridge-host")
-	cmd := exec.Command("go", "build", "-o", out, "github.com/webcodex/webcodex/cmd/webcodex-bridge-host")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the native host: %v\n%s", err, b)
-	}
-	return out
-}
-
-func startExtBrowser(t *testing.T, udd, state string) *extBrowser {
-	t.Helper()
-	exe, err := chromiumtest.ChromePath()
-	if err != nil {
-		if testing.Short() {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	extDir, err := filepath.Abs("../../../extension")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), bridgeWait)
-	defer cancel()
-	proc, err := platform.Launch(ctx, platform.LaunchOptions{Exec: exe, UserDataDir: udd, Headless: true,
-		ExtraArgs: []string{"--load-extension=" + extDir}, Env: []string{"WEBCODEX_STATE_DIR=" + state}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	from, to := proc.Pipe()
-	eb := &extBrowser{t: t, proc: proc, conn: cdp.NewConn(cdp.NewPipeSocket(from, to, cdp.PipeOptions{}), cdp.ConnOptions{})}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		proc.Close(ctx, func(ctx context.Context) error { return eb.conn.Browser().Call(ctx, "Browser.close", nil, nil) })
-		eb.conn.Close()
-	})
-	// The worker's target exists before its script ran: wait until the
-	// popup's actions are bound.
-	workerURL := "chrome-extension://" + install.DefaultExtensionID + "/src/worker.js"
-	deadline := time.Now().Add(bridgeWait)
-	for eb.worker == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("the extension's service worker did not start")
-		}
-		res, err := cdproto.Call(ctx, eb.conn.Browser(), target.GetTargets, target.GetTargetsParams{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ti := range res.TargetInfos {
-			if ti.Type == "service_worker" && ti.URL == workerURL {
-				if eb.worker, err = eb.conn.AttachTarget(ctx, ti.TargetID); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		time.Sleep(50 * time.Millisecond) // target discovery has no event before this point
-	}
-	for eb.eval(`typeof globalThis.webcodex`) != "object" {
-		if time.Now().After(deadline) {
-			t.Fatal("the worker never bound its actions")
-		}
-		time.Sleep(50 * time.Millisecond) // polled: the worker's script gives no signal
-	}
-	return eb
-}
-
-// eval runs expr in the service worker (awaiting a promise) and returns
-// its value decoded into a Go value.
-func (eb *extBrowser) eval(expr string) any {
-	eb.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), bridgeWait)
-	defer cancel()
-	res, err := cdproto.Call(ctx, eb.worker, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, AwaitPromise: new(true), ReturnByValue: new(true)})
-	if err != nil {
-		eb.t.Fatalf("evaluate in the worker: %v", err)
-	}
-	if res.ExceptionDetails != nil {
-		eb.t.Fatalf("evaluate in the worker threw: %s", res.ExceptionDetails.Text)
-	}
-	var v any
-	if res.Result != nil && len(res.Result.Value) > 0 {
-		json.Unmarshal(res.Result.Value, &v)
-	}
-	return v
-}
-
-func (eb *extBrowser) popup(op string, tab int) map[string]any {
-	eb.t.Helper()
-	v, _ := eb.eval(fmt.Sprintf(`webcodex.%s(%d)`, op, tab)).(map[string]any)
-	return v
-}
-
-// openTab opens url in a new tab, waits until its document titled title
-// is in, and returns its tab id (from chrome.debugger.getTargets, which
-// maps target ids to tab ids) and target id.
-func (eb *extBrowser) openTab(rawURL, title string) (int, string) {
-	eb.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), bridgeWait)
-	defer cancel()
-	res, err := cdproto.Call(ctx, eb.conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: rawURL})
-	if err != nil {
-		eb.t.Fatal(err)
-	}
-	deadline := time.Now().Add(bridgeWait)
-	for {
-		v := eb.eval(fmt.Sprintf(`chrome.debugger.getTargets().then(ts => { const t = ts.find(t => t.id === %q); return t && t.title === %q ? t.tabId : 0 })`, res.TargetID, title))
-		if n, ok := v.(float64); ok && n > 0 {
-			return int(n), string(res.TargetID)
-		}
-		if time.Now().After(deadline) {
-			eb.t.Fatal("the new tab never reached its URL")
-		}
-		time.Sleep(50 * time.Millisecond) // polled: the tab's URL commits asynchronously
-	}
-}
-
-func (eb *extBrowser) debuggerAttached(targetID string) bool {
-	v := eb.eval(fmt.Sprintf(`chrome.debugger.getTargets().then(ts => ts.find(t => t.id === %q).attached)`, targetID))
-	b, _ := v.(bool)
-	return b
-}
-
-// hostRunning reports whether a process runs the native host binary.
-func hostRunning(host string) bool {
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		if exe, err := os.Readlink("/proc/" + e.Name() + "/exe"); err == nil && exe == host {
-			return true
-		}
-	}
-	return false
-}
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -213,7 +58,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	host := buildBridgeHost(t, root)
+	host := chromiumtest.BuildBridgeHost(t, root)
 	if _, err := install.Install(install.Options{UserDataDir: udd, HostPath: host, StateDir: state}); err != nil {
 		t.Fatal(err)
 	}
@@ -251,13 +96,13 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	}))
 	t.Cleanup(pageSrv.Close)
 
-	eb := startExtBrowser(t, udd, state)
-	waitFor(t, "the popup's state line", func() bool { return eb.popup("status", 1)["state"] == "not shared" })
-	tab, targetID := eb.openTab(pageSrv.URL+"/checkout", "Checkout")
-	if got := eb.popup("share", tab); got["ok"] != true || got["state"] != "waiting for attach" {
+	eb := chromiumtest.StartWithExtension(t, udd, state)
+	waitFor(t, "the popup's state line", func() bool { return eb.Popup("status", 1)["state"] == "not shared" })
+	tab, targetID := eb.OpenTab(pageSrv.URL+"/checkout", "Checkout")
+	if got := eb.Popup("share", tab); got["ok"] != true || got["state"] != "waiting for attach" {
 		t.Fatalf("Share = %v", got)
 	}
-	if eb.debuggerAttached(targetID) {
+	if eb.DebuggerAttached(targetID) {
 		t.Fatal("sharing attached the debugger before the Runner consumed the offer")
 	}
 
@@ -291,10 +136,10 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	if att.Browser.Mode != localapi.ModeAttached || att.Browser.Via != ViaExtension {
 		t.Fatalf("attached browser %+v", att.Browser)
 	}
-	if got := eb.popup("status", tab)["state"]; got != "attached" {
+	if got := eb.Popup("status", tab)["state"]; got != "attached" {
 		t.Fatalf("popup says %v after attach", got)
 	}
-	if !eb.debuggerAttached(targetID) {
+	if !eb.DebuggerAttached(targetID) {
 		t.Fatal("the debugger is not attached to the shared tab")
 	}
 	pages, err := r.Pages(ctx, localapi.BrowserRequest{Browser: att.Browser.ID})
@@ -343,7 +188,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 
 	// Revoke from the popup: consent ends, the debugger detaches, and the
 	// Runner reports the browser lost with the fixed reason.
-	if got := eb.popup("revoke", tab); got["state"] != "not shared" {
+	if got := eb.Popup("revoke", tab); got["state"] != "not shared" {
 		t.Fatalf("Revoke = %v", got)
 	}
 	var bi localapi.BrowserInfo
@@ -362,11 +207,11 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	if _, err := r.Snapshot(ctx, localapi.SnapshotRequest{Page: page}); err == nil {
 		t.Fatal("a revoked tab was still driven")
 	}
-	waitFor(t, "the debugger to leave the tab", func() bool { return !eb.debuggerAttached(targetID) })
+	waitFor(t, "the debugger to leave the tab", func() bool { return !eb.DebuggerAttached(targetID) })
 
 	// Share again: closing the browser on the Runner's side detaches the
 	// debugger and never closes the person's tab.
-	if got := eb.popup("share", tab); got["state"] != "waiting for attach" {
+	if got := eb.Popup("share", tab); got["state"] != "waiting for attach" {
 		t.Fatalf("Share after revoke = %v", got)
 	}
 	var again localapi.BridgeOffer
@@ -386,18 +231,18 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	if err != nil || cl.Teardown != "detached" {
 		t.Fatalf("close = %+v, %v", cl, err)
 	}
-	waitFor(t, "the debugger to leave after close", func() bool { return !eb.debuggerAttached(targetID) })
-	if got := eb.popup("status", tab)["state"]; got != "not shared" {
+	waitFor(t, "the debugger to leave after close", func() bool { return !eb.DebuggerAttached(targetID) })
+	if got := eb.Popup("status", tab)["state"]; got != "not shared" {
 		t.Fatalf("popup says %v after the Runner closed its browser", got)
 	}
-	if v := eb.eval(fmt.Sprintf(`chrome.debugger.getTargets().then(ts => ts.some(t => t.id === %q))`, targetID)); v != true {
+	if !eb.TabExists(targetID) {
 		t.Fatal("closing the browser closed the person's tab")
 	}
 
 	// Closing the Runner ends the native host; the extension says so.
 	shutdown()
-	waitFor(t, "the native host to exit", func() bool { return !hostRunning(host) })
-	waitFor(t, "the popup to show disconnected", func() bool { return eb.popup("status", tab)["state"] == "disconnected" })
+	waitFor(t, "the native host to exit", func() bool { return !chromiumtest.ProcessRunning(host) })
+	waitFor(t, "the popup to show disconnected", func() bool { return eb.Popup("status", tab)["state"] == "disconnected" })
 
 	// Nothing secret or locating reached the Runner's log.
 	u, _ := url.Parse(pageSrv.URL)
