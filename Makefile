@@ -7,6 +7,7 @@ export PATH := $(PATH):/usr/local/go/bin
 
 build:
 	$(GO) build -buildvcs=auto -o bin/webcodex ./cmd/webcodex
+	$(GO) build -buildvcs=auto -o bin/webcodex-bridge-host ./cmd/webcodex-bridge-host
 
 # The test command CI runs: gofmt, vet, the race-enabled suite (real Chromium
 # included), and node tests once extension/ has them.

@@ -82,6 +82,23 @@ var pageCommandIndex = func() map[string]*pageCommand {
 	return m
 }()
 
+// Command is one row of the bridge's command table, for spec/.
+type Command struct {
+	Method string
+	Params []string // "name=false": only false passes
+	Why    string
+}
+
+// CommandTable returns the bridge's command table, sorted by method.
+func CommandTable() []Command {
+	out := make([]Command, 0, len(pageCommands))
+	for _, c := range pageCommands {
+		out = append(out, Command{Method: c.Method, Params: append([]string(nil), c.Params...), Why: c.Why})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Method < out[j].Method })
+	return out
+}
+
 // PageCommands returns the methods of the bridge's command table, sorted.
 func PageCommands() []string {
 	out := make([]string, 0, len(pageCommands))

@@ -25,7 +25,31 @@ export function clip(s, max) {
   let out = s.length > max ? s.slice(0, max) : s;
   const last = out.charCodeAt(out.length - 1);
   if (out.length < s.length && last >= 0xd800 && last <= 0xdbff) out = out.slice(0, -1);
-  return out.toWellFormed ? out.toWellFormed() : out;
+  return wellFormed(out);
+}
+
+// wellFormed replaces lone surrogates with U+FFFD (String.prototype.
+// toWellFormed, which Node 18 lacks).
+function wellFormed(s) {
+  if (!/[\ud800-\udfff]/.test(s)) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        out += s[i] + s[i + 1];
+        i++;
+        continue;
+      }
+      out += '\ufffd';
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
+      out += '\ufffd';
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
 }
 
 // noStack keeps an error's description up to its stack: V8 appends the
