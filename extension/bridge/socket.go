@@ -138,14 +138,7 @@ func (rt *route) event(m *wire.Message, size int) error {
 		s.queueMarkerLocked(rt, p.Method)
 		return nil
 	}
-	msg, err := json.Marshal(struct {
-		Method    string          `json:"method"`
-		Params    json.RawMessage `json:"params,omitempty"`
-		SessionID string          `json:"sessionId"`
-	}{m.Method, m.Params, rt.session})
-	if err != nil {
-		return nil
-	}
+	msg := cdpEvent(m.Method, m.Params, rt.session)
 	if rt.queued >= s.s.opts.MaxRouteEvents || !s.s.budget.take(len(msg)) {
 		if step, err := rt.fire(RouteOverflow); err == nil && step.Effect == EffectMarkLoss {
 			s.queueMarkerLocked(rt, m.Method)
@@ -156,6 +149,24 @@ func (rt *route) event(m *wire.Message, size int) error {
 	rt.queued++
 	s.signal()
 	return nil
+}
+
+// cdpEvent is the event as the Conn reads it. It is assembled rather than
+// re-encoded: the method matched the wire's method pattern and the params
+// passed the strict I-JSON check, so neither needs escaping again (and a
+// 64 KiB event is not validated twice).
+func cdpEvent(method string, params json.RawMessage, session string) []byte {
+	b := make([]byte, 0, len(method)+len(params)+len(session)+48)
+	b = append(b, `{"method":"`...)
+	b = append(b, method...)
+	b = append(b, '"')
+	if len(params) > 0 {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	b = append(b, `,"sessionId":"`...)
+	b = append(b, session...)
+	return append(b, `"}`...)
 }
 
 // queueMarkerLocked queues a loss marker for rt's session: the Conn counts

@@ -181,6 +181,15 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 		t.Fatalf("navigating the shared tab off the allowlist: %v", err)
 	}
 
+	// A navigation replaces the document, not the share: the tab stays
+	// attached, and the old document's refs are fenced by the surface.
+	if nav, err := r.Goto(ctx, localapi.GotoRequest{Page: page, URL: pageSrv.URL + "/next"}); err != nil || !strings.HasSuffix(nav.URL, "/next") {
+		t.Fatalf("navigating the shared tab within the allowlist: %+v, %v", nav, err)
+	}
+	if got := eb.Popup("status", tab)["state"]; got != "attached" {
+		t.Fatalf("popup says %v after a navigation", got)
+	}
+
 	// Idle past the worker's idle stop: the open native port keeps it, and
 	// the tab stays usable.
 	time.Sleep(sharedIdle)
