@@ -251,3 +251,11 @@ func checkBridge(ctx context.Context) DoctorCheck {
 	c.Status, c.Detail = CheckOK, fmt.Sprintf("installed and reachable (%s)", "a Runner listens on loopback")
 	return c
 }
+
+// offersWaiting reports whether a shared tab waits to be attached: the
+// Runner is not idle while a person's Share is pending (ten minutes at
+// most).
+func (r *Runner) offersWaiting() bool {
+	srv := r.bridgeServer()
+	return srv != nil && srv.Status().Offers > 0
+}

@@ -82,7 +82,7 @@ func (r *Runner) waitIdle(ctx context.Context, d time.Duration, openConns func()
 		case <-ctx.Done():
 			return false
 		case now := <-t.C:
-			if openConns() > 0 || len(r.browserList()) > 0 {
+			if openConns() > 0 || len(r.browserList()) > 0 || r.offersWaiting() {
 				since = now
 				continue
 			}
