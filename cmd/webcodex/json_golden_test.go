@@ -192,17 +192,19 @@ func TestJSONShapesGolden(t *testing.T) {
 	jsonOf("close", 0, "close", b.ID)
 	jsonOf("doctor", 0, "doctor")
 	jsonOf("policy-check", 0, "policy", "check", "--allow", "example.com", "https://example.com/")
+	jsonOf("bridge-status", 0, "bridge", "status")
 	jsonOf("stop", 0, "stop")
 
 	// Every verb of the CLI is covered, but for those that need a person
-	// (approve), serve the Runner (serve, mcp), write files (spec) or run
-	// the demo.
+	// (approve), serve the Runner (serve, mcp), write files (spec,
+	// install-bridge: its own tests), list what this machine has installed
+	// (discover: its shape depends on the browsers found) or run the demo.
 	help, err := exec.Command(binary, "--help").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, verb := range verbsOf(string(help)) {
-		if !ran[verb] && !slices.Contains([]string{"approve", "serve", "mcp", "spec", "demo", "help", "completion"}, verb) {
+		if !ran[verb] && !slices.Contains([]string{"approve", "serve", "mcp", "spec", "install-bridge", "discover", "demo", "help", "completion"}, verb) {
 			t.Errorf("verb %s has no golden --json shape", verb)
 		}
 	}
