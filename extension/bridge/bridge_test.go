@@ -472,7 +472,7 @@ func TestFakeExtension_ResponseLimitWhileAwaited(t *testing.T) {
 	ctl = f.recv()
 	prefix = `{"t":"res","id":` + jsonInt(ctl.ID) + `,"result":{"targetId":"T1","pad":"`
 	body = prefix + strings.Repeat("x", wire.MaxResponse-len(prefix)-2) + `"}}`
-	f.sendRaw([]byte(body))
+	f.sendOversized([]byte(body))
 	if !f.closedByRunner() {
 		t.Fatal("a response above the limit kept the peer")
 	}

@@ -75,12 +75,24 @@ func connect(t *testing.T, s *Server) *fakeExtension {
 
 func (f *fakeExtension) sendRaw(body []byte) {
 	f.t.Helper()
+	if err := f.writeRaw(body); err != nil {
+		f.t.Errorf("fake extension write: %v", err)
+	}
+}
+
+// sendOversized sends a frame the Runner must refuse from its header: it
+// may close the connection before the body is through, so a write error
+// is the expected end, not a failure (the caller checks the close).
+func (f *fakeExtension) sendOversized(body []byte) {
+	f.t.Helper()
+	_ = f.writeRaw(body)
+}
+
+func (f *fakeExtension) writeRaw(body []byte) error {
 	f.wmu.Lock()
 	defer f.wmu.Unlock()
 	f.conn.SetWriteDeadline(time.Now().Add(wait))
-	if err := wire.WriteFrame(f.conn, binary.LittleEndian, body, wire.MaxResponse+1); err != nil {
-		f.t.Errorf("fake extension write: %v", err)
-	}
+	return wire.WriteFrame(f.conn, binary.LittleEndian, body, wire.MaxResponse+1)
 }
 
 func (f *fakeExtension) sendMsg(m *wire.Message) {
