@@ -26,9 +26,12 @@ type Machine[S, T ~string, F any] struct {
 	facts func() F
 	sm    *stateless.StateMachine
 
+	instance uint64 // unique in the process; names this machine in traces
+
 	mu       sync.Mutex // mu guards the fields that follow and serializes Fire
 	counters Counters
 	taken    *Edge[S, T, F] // set by the transition callback during Fire
+	trace    trace
 }
 
 // Build configures a qmuntal/stateless machine from the declaration. facts
@@ -38,7 +41,8 @@ func (s *Spec[S, T, F]) Build(facts func() F) *Machine[S, T, F] {
 	if facts == nil {
 		facts = func() F { var zero F; return zero }
 	}
-	m := &Machine[S, T, F]{spec: s, facts: facts, counters: Counters{}}
+	register(s)
+	m := &Machine[S, T, F]{spec: s, facts: facts, counters: Counters{}, instance: instances.Add(1)}
 	m.sm = stateless.NewStateMachineWithMode(s.Initial, stateless.FiringQueued)
 	for i := range s.Edges {
 		e := s.Edges[i]
@@ -98,7 +102,18 @@ func (m *Machine[S, T, F]) Fire(ctx context.Context, t T) (Step[S, T], error) {
 	}
 	e := *m.taken
 	m.counters = apply(m.counters, e)
-	return Step[S, T]{From: e.From, On: e.On, To: e.To, Effect: e.Effect, EffectID: EffectID(e, m.counters)}, nil
+	step := Step[S, T]{From: e.From, On: e.On, To: e.To, Effect: e.Effect, EffectID: EffectID(e, m.counters)}
+	m.trace.add(Record{Machine: m.spec.Name, Instance: m.instance, From: string(e.From), On: string(e.On),
+		To: string(e.To), Effect: string(e.Effect), EffectID: step.EffectID})
+	return step, nil
+}
+
+// Trace returns the machine's latest transitions (at most [MaxTrace]),
+// oldest first.
+func (m *Machine[S, T, F]) Trace() []Record {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Record(nil), m.trace.buf...)
 }
 
 // State returns the current state.

@@ -1,0 +1,203 @@
+// Package tracecheck replays every machine transition a test binary's real
+// runs took against the machine's declaration (trace conformance) and
+// records which test took which edge (edge coverage for spec/).
+//
+// A package opts in from its TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(tracecheck.Main(m)) }
+//
+// and a test names itself as the taker of the edges its run fires with
+// [Track]. Production code never imports this package.
+package tracecheck
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// CoverageEnv names the directory a run writes its edge coverage to (one
+// JSON file per test binary); unset, nothing is written.
+const CoverageEnv = "WEBCODEX_EDGE_COVERAGE"
+
+// maxPerInstance bounds the records kept per machine instance; older ones
+// are dropped and the rest is checked as a suffix.
+const maxPerInstance = 4 * fsm.MaxTrace
+
+// maxTakers bounds the test names kept per edge.
+const maxTakers = 3
+
+type recorder struct {
+	mu        sync.Mutex
+	instances map[uint64][]fsm.Record
+	active    []string                       // tests running now, in start order
+	taken     map[string]map[string][]string // machine → edge → test names
+}
+
+var rec = &recorder{instances: map[uint64][]fsm.Record{}, taken: map[string]map[string][]string{}}
+
+func (r *recorder) Record(x fsm.Record) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	recs := append(r.instances[x.Instance], x)
+	if len(recs) > maxPerInstance {
+		recs = slices.Clone(recs[len(recs)-maxPerInstance:])
+	}
+	r.instances[x.Instance] = recs
+	edges := r.taken[x.Machine]
+	if edges == nil {
+		edges = map[string][]string{}
+		r.taken[x.Machine] = edges
+	}
+	key := fsm.EdgeKey(x.From, x.On, x.To)
+	who := "(no tracked test)"
+	if len(r.active) == 1 {
+		who = r.active[0]
+	} else if len(r.active) > 1 {
+		who = strings.Join(r.active, " | ")
+	}
+	if len(edges[key]) < maxTakers && !slices.Contains(edges[key], who) {
+		edges[key] = append(edges[key], who)
+	}
+}
+
+// Track names t as running while the machines it drives record
+// transitions; parallel tests share the attribution.
+func Track(t testing.TB) {
+	t.Helper()
+	rec.mu.Lock()
+	rec.active = append(rec.active, t.Name())
+	rec.mu.Unlock()
+	t.Cleanup(func() {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		if i := slices.Index(rec.active, t.Name()); i >= 0 {
+			rec.active = slices.Delete(rec.active, i, i+1)
+		}
+	})
+}
+
+// Main installs the recorder, runs the tests and then checks every
+// recorded trace. A trace that is not a path of its declaration fails the
+// run even when every test passed.
+func Main(m *testing.M) int {
+	fsm.SetRecorder(rec)
+	code := m.Run()
+	fsm.SetRecorder(nil)
+	if err := Check(); err != nil {
+		fmt.Fprintln(os.Stderr, "trace conformance:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	if dir := os.Getenv(CoverageEnv); dir != "" {
+		if err := writeCoverage(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "edge coverage:", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	return code
+}
+
+// Check replays every recorded machine instance against its declaration.
+func Check() error {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	var problems []string
+	ids := make([]uint64, 0, len(rec.instances))
+	for id := range rec.instances {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		recs := rec.instances[id]
+		c, ok := fsm.LookupConformer(recs[0].Machine)
+		if !ok {
+			problems = append(problems, fmt.Sprintf("%s: no declaration registered", recs[0].Machine))
+			continue
+		}
+		if err := c.Conform(recs); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%d trace(s) are not paths of their declarations:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+// Transitions returns how many transitions were recorded in all.
+func Transitions() int {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	n := 0
+	for _, r := range rec.instances {
+		n += len(r)
+	}
+	return n
+}
+
+// Coverage is one test binary's edge coverage: machine → edge → tests.
+type Coverage map[string]map[string][]string
+
+func writeCoverage(dir string) error {
+	rec.mu.Lock()
+	cov := Coverage(rec.taken)
+	data, err := json.MarshalIndent(cov, "", "  ")
+	rec.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	wd, _ := os.Getwd()
+	name := strings.ReplaceAll(strings.TrimPrefix(wd, moduleRoot(wd)), string(filepath.Separator), "_")
+	if name == "" {
+		name = "root"
+	}
+	return os.WriteFile(filepath.Join(dir, strings.TrimPrefix(name, "_")+".json"), append(data, '\n'), 0o644)
+}
+
+// moduleRoot finds the directory holding go.mod above wd.
+func moduleRoot(wd string) string {
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return wd
+		}
+	}
+}
+
+// Merge folds several binaries' coverage into one, test names sorted.
+func Merge(parts ...Coverage) Coverage {
+	out := Coverage{}
+	for _, p := range parts {
+		for m, edges := range p {
+			if out[m] == nil {
+				out[m] = map[string][]string{}
+			}
+			for e, who := range edges {
+				for _, w := range who {
+					if !slices.Contains(out[m][e], w) {
+						out[m][e] = append(out[m][e], w)
+					}
+				}
+				sort.Strings(out[m][e])
+			}
+		}
+	}
+	return out
+}
