@@ -13,7 +13,7 @@ import (
 // org.a11y.Bus names the accessibility bus; on it the registry lists one
 // application per toolkit connection, and each accessible object answers
 // org.a11y.atspi.Accessible, Action and friends. Measured against Chromium
-// 156 (the lab's FINDINGS.md).
+// 156's "Allow remote debugging?" prompt.
 const (
 	a11yBusName     = "org.a11y.Bus"
 	a11yBusPath     = "/org/a11y/bus"

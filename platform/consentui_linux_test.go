@@ -263,7 +263,7 @@ func TestPromptUIUnderXvfb(t *testing.T) {
 		awaitStatus(t, status, 101, "after an early press that was taken")
 		t.Logf("try %d: the press %s after the prompt was seen was taken", try, rep.ObservedFor.Round(time.Millisecond))
 		if try == 3 {
-			t.Fatal("three presses at first sight were all taken; Chromium 156 drops presses within about 320 ms of the prompt (FINDINGS.md)")
+			t.Fatal("three presses at first sight were all taken; Chromium 156 drops presses within about 320 ms of the prompt")
 		}
 	}
 	noStatus(t, status, "after a dropped press")

@@ -20,8 +20,7 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 )
 
-// baseFlags are the flags every launch uses (CHROMIUM-FACTS.md, Chromium
-// 156): no GPU, no QUIC, no first-run UI, no background traffic.
+// baseFlags are the flags every launch uses (measured on Chromium 156): no GPU, no QUIC, no first-run UI, no background traffic.
 // --no-sandbox is added only where the sandbox cannot run ([Sandbox]).
 //
 // --disable-crashpad-for-testing is deliberately absent: as of Chromium 156

@@ -23,10 +23,9 @@
 // on for that attachment. The package holds only data and pure functions and
 // is safe for concurrent use.
 //
-// cdp_domains.json (embedded from /work/shared/design/cdp_domains.json,
-// devtools-protocol r1684464, 58 domains classified by scope; see
-// SECURITY-REFERENCE.md, section A4) gives the reason a whole domain is
-// refused.
+// cdp_domains.json (embedded; devtools-protocol r1684464, 58 domains
+// classified by scope, rendered in spec/cdp-policy.md) gives the reason a
+// whole domain is refused.
 package policy
 
 import (

@@ -39,7 +39,8 @@ const DefaultExtensionID = "lbgchfdhfomgaekhbbampfjbpafcjdfk"
 const MaxInput = 64 << 10
 
 // Browsers the installer knows, by their user-level manifest directory
-// under the config directory (CHROMIUM-FACTS.md).
+// under the config directory (where Chromium 156 and Chrome read
+// NativeMessagingHosts manifests).
 var Browsers = map[string]string{
 	"chromium": "chromium",
 	"chrome":   "google-chrome",

@@ -40,7 +40,7 @@ const LaunchTimeout = 30 * time.Second
 const stopTimeout = 5 * time.Second
 
 // Flags are the command-line flags every test browser gets, besides
-// --user-data-dir. See CHROMIUM-FACTS.md. --disable-crashpad-for-testing is
+// --user-data-dir. --disable-crashpad-for-testing is
 // deliberately absent: in Chromium 156 (Debian) it makes the network service
 // crash at start ("Crashing due to FD ownership violation"), so every
 // navigation fails with net::ERR_ABORTED. The two crashpad handlers it would

@@ -21,8 +21,8 @@ import (
 )
 
 // ExtensionWait bounds each wait on the extension's browser or worker: a
-// loaded two-core machine starts a service worker in 0.3-1.6 s
-// (CHROMIUM-FACTS.md); the bound is generous.
+// loaded two-core machine starts a service worker in 0.3-1.6 s; the bound
+// is generous.
 const ExtensionWait = 45 * time.Second
 
 // ExtensionID is extension/'s id, fixed by its manifest key (tested against
