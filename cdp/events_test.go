@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
 
 	"github.com/webcodex/webcodex/cdp"
 )
@@ -108,5 +109,22 @@ func TestSubscribeEventsKeepsWireOrder(t *testing.T) {
 	}
 	if n != wantSingle {
 		t.Fatalf("single-method subscription got %d events, want %d", n, wantSingle)
+	}
+}
+
+// Decode turns an event into cdproto's own type; an unknown method is an
+// error, not a silent nil.
+func TestEventDecodeIsCdprotoTyped(t *testing.T) {
+	ev := cdp.Event{Method: "Page.lifecycleEvent", Params: jsonv2.Value(`{"frameId":"F1","loaderId":"L1","name":"load","timestamp":1}`)}
+	v, err := ev.Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc, ok := v.(*page.EventLifecycleEvent)
+	if !ok || lc.Name != "load" || lc.FrameID != "F1" {
+		t.Fatalf("Decode = %#v, want *page.EventLifecycleEvent{Name: load}", v)
+	}
+	if _, err := (cdp.Event{Method: "Nope.nothing", Params: jsonv2.Value(`{}`)}).Decode(); err == nil {
+		t.Fatal("Decode accepted an unknown method")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	cdprotomsg "github.com/chromedp/cdproto"
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
@@ -63,6 +64,17 @@ func (sub *subscription) closeLocked() {
 type Event struct {
 	Method string
 	Params jsonv2.Value
+}
+
+// Decode returns the event as cdproto's typed event (for example
+// *page.EventLifecycleEvent), so a consumer of [Session.SubscribeEvents]
+// switches on Go types instead of method strings and hand-written structs.
+func (e Event) Decode() (any, error) {
+	v, err := cdprotomsg.UnmarshalMessage(&cdprotomsg.Message{Method: cdprotomsg.MethodType(e.Method), Params: e.Params})
+	if err != nil {
+		return nil, fmt.Errorf("cdp: decoding %s: %w", e.Method, err)
+	}
+	return v, nil
 }
 
 func newSession(c *Conn, id, parent string) *Session {
