@@ -12,6 +12,9 @@
   'use strict';
 
   const NAME_CAP = 100, VALUE_CAP = 80, TEXT_CAP = 160, MAX_LINES = 60000, MAX_SNAPS = 6;
+  // A run of at least FOLD_MIN same-shaped siblings shows FOLD_SAMPLES of
+  // them and one line for the rest; ROW_CAP bounds a row's joined cells.
+  const FOLD_MIN = 20, FOLD_SAMPLES = 2, ROW_CAP = 200, QUERY_MAX = 200;
 
   const W = {
     nonce,
@@ -22,6 +25,7 @@
     frameKeys: new WeakMap(), // cross-origin <iframe> -> frame key set from Go
     frameEls: new Map(),      // frame key -> WeakRef of its <iframe>
     walks: new Map(),         // snapshot id -> paused outline walk
+    folds: new Map(),         // snapshot id -> folded runs: [{els: WeakRef[], first, total}]
     closed: [],          // candidate hosts of closed shadow roots of the last snapshot
     pending: null,       // element of the action in progress
   };
@@ -170,6 +174,7 @@
     if (tag === 'fieldset') { const lg = el.querySelector(':scope > legend'); if (lg) return cap(subtreeText(lg), NAME_CAP); }
     if (tag === 'table') { const c = el.querySelector(':scope > caption'); if (c) return cap(subtreeText(c), NAME_CAP); }
     if (tag === 'iframe' || tag === 'frame') return cap(norm(el.getAttribute('title')) || norm(el.getAttribute('name')), NAME_CAP);
+    if (role === 'row') return rowName(el);
     if (CONTENT_NAME.has(role)) {
       // A cell, list item or paragraph holding elements shows them as
       // children instead (cheaper, and no text said twice).
@@ -182,6 +187,21 @@
       if (l) return cap(l, NAME_CAP);
     }
     return cap(norm(el.getAttribute('title')), NAME_CAP);
+  }
+
+  const CELL_ROLES = new Set(['cell', 'gridcell', 'columnheader', 'rowheader']);
+
+  // leafCell reports a cell that holds text only: its row's line says it.
+  function leafCell(el) {
+    return el.firstElementChild === null && CELL_ROLES.has(roleOf(el)) && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby');
+  }
+
+  // rowName joins the texts of a row's text-only cells: one line per row
+  // instead of one per cell keeps a big table's outline small.
+  function rowName(el) {
+    const parts = [];
+    for (const c of el.children) if (leafCell(c)) parts.push(norm(c.textContent));
+    return cap(parts.join(' | '), ROW_CAP);
   }
 
   // ---------------------------------------------------------------- state
@@ -353,10 +373,16 @@
       lines: [], chars: 0, budget: a.budget > 0 ? a.budget : Infinity, frames: [], closed: [],
       ids: new Set(), interactive: !!a.interactive, prefix: a.prefix || 'e', focused: deepActive(),
       text: '', textDepth: 0, truncated: false, total: 0, maxLines: a.maxLines > 0 ? a.maxLines : MAX_LINES,
+      noFold: !!a.full, mute: false, folds: [], foldTag: foldTag(a.prefix || 'e'), muteMin: 0, muteMax: 0,
     };
     W.closed = [];
-    let start;
-    if (a.scopeRef) {
+    let start, matches = -1;
+    if (a.query) {
+      const q = query(a.query);
+      if (q.err) return q;
+      start = q.els;
+      matches = q.total;
+    } else if (a.scopeRef) {
       const r = byRef(a.scopeRef, a.scopeSnap);
       if (r.err) return r;
       start = [r.el];
@@ -366,12 +392,129 @@
     }
     const gen = walk(start, ctx);
     W.snaps.set(a.snap, ctx.ids);
+    W.folds.set(a.snap, ctx.folds);
     while (W.snaps.size > MAX_SNAPS) {
       const old = W.snaps.keys().next().value;
       W.snaps.delete(old);
       W.walks.delete(old);
+      W.folds.delete(old);
     }
-    return step(a.snap, gen, ctx);
+    const out = step(a.snap, gen, ctx);
+    if (matches >= 0) out.matches = matches;
+    return out;
+  }
+
+  // foldTag is how a fold of the document with ref prefix p is named:
+  // "3" in the main document, "f1:3" in frame f1.
+  function foldTag(p) { return p === 'e' ? '' : p.slice(0, -1) + ':'; }
+
+  // shapeOf is an element's tag and role with its children's tags and
+  // child counts: rows, list items and cards built from one template share
+  // it.
+  function shapeOf(el) {
+    let s = el.localName + '/' + roleOf(el) + '(';
+    let n = 0;
+    for (const c of el.children) {
+      if (++n > 16) break;
+      s += c.localName + c.childElementCount + ',';
+    }
+    return s + ')';
+  }
+
+  // runAt returns the positions in kids of the same-shaped element
+  // siblings starting at i; text between them ends the run, white space
+  // and comments do not.
+  function runAt(kids, i) {
+    const shape = shapeOf(kids[i]);
+    const run = [i];
+    for (let j = i + 1; j < kids.length; j++) {
+      const c = kids[j];
+      if (c.nodeType === 1) {
+        if (shapeOf(c) !== shape) break;
+        run.push(j);
+      } else if (c.nodeType === 3 && c.data.trim()) break;
+    }
+    return run;
+  }
+
+  // foldRun shows the first samples of a run and one line for the rest.
+  // The rest is walked without output so that its refs exist (the line
+  // gives their range, and a ref from it acts), and kept for expand().
+  function* foldRun(kids, run, depth, ctx, ei, own) {
+    for (let k = 0; k < FOLD_SAMPLES; k++) yield* visitElement(kids[run[k]], depth, ctx, own ? ei + k : -1);
+    if (ctx.truncated) return;
+    const rest = run.slice(FOLD_SAMPLES).map(i => kids[i]);
+    ctx.mute = true; ctx.muteMin = 0; ctx.muteMax = 0;
+    for (let k = 0; k < rest.length; k++) yield* visitElement(rest[k], depth, ctx, own ? ei + FOLD_SAMPLES + k : -1);
+    ctx.mute = false;
+    if (ctx.interactive && !ctx.muteMin) return; // nothing to act on in the rest
+    ctx.folds.push({ els: rest.map(e => new WeakRef(e)), first: FOLD_SAMPLES + 1, total: run.length, own, ei: ei + FOLD_SAMPLES });
+    const first = rest[0];
+    const what = roleOf(first) || first.localName;
+    let line = '\u2026 ' + rest.length + ' more ' + what + ' like the ' + FOLD_SAMPLES + ' above (items ' + (FOLD_SAMPLES + 1) + '\u2013' + run.length + ' of ' + run.length;
+    if (ctx.muteMin) line += '; refs ' + ctx.prefix + ctx.muteMin + '\u2013' + ctx.prefix + ctx.muteMax;
+    line += ') [fold ' + ctx.foldTag + ctx.folds.length + ']';
+    push(ctx, depth, line);
+    if (ctx.chars >= ctx.budget) yield;
+  }
+
+  // expand walks items [from, to) (1-based, as the fold line counts) of a
+  // fold of a snapshot, registering their refs in that snapshot.
+  function expand(a) {
+    const folds = W.folds.get(a.snap), ids = W.snaps.get(a.snap);
+    if (!folds || !ids) return { err: 'stale', detail: 'snapshot expired in this document' };
+    const f = folds[a.fold - 1];
+    if (!f) return { err: 'not_found', detail: 'no fold with that number in the snapshot' };
+    const from = Math.max(a.from || f.first, f.first), to = Math.min(a.to > 0 ? a.to : f.total, f.total);
+    const ctx = {
+      lines: [], chars: 0, budget: Infinity, frames: [], closed: [], ids, newIds: [], interactive: !!a.interactive,
+      prefix: a.prefix || 'e', focused: deepActive(), text: '', textDepth: 0, truncated: false, total: 0,
+      maxLines: a.maxLines > 0 ? a.maxLines : MAX_LINES, noFold: false, mute: false, folds, foldTag: foldTag(a.prefix || 'e'),
+    };
+    let gone = 0;
+    for (let i = from; i <= to; i++) {
+      const el = f.els[i - f.first].deref();
+      if (!el || !el.isConnected) { gone++; continue; }
+      const gen = visitElement(el, 0, ctx, f.own ? f.ei + i - f.first : -1);
+      while (!gen.next().done) { /* no budget: the whole range */ }
+      flushText(ctx);
+    }
+    if (gone) push(ctx, 0, 'limit: ' + gone + ' of these items left the document');
+    return { text: ctx.lines.join('\n'), ids: ctx.newIds, done: true, truncated: ctx.truncated, frames: [], closed: [], url: location.href, title: document.title };
+  }
+
+  // query lists, in document order, the elements the outline would show
+  // that match a role, a name and a text (each optional, names and texts
+  // as case-insensitive substrings); of nested matches only the innermost
+  // counts. It returns at most limit of them and the total.
+  function query(q) {
+    const role = norm(q.role).toLowerCase(), name = norm(q.name).toLowerCase(), text = norm(q.text).toLowerCase();
+    if (!role && !name && !text) return { err: 'invalid', detail: 'empty query' };
+    const limit = Math.min(q.limit > 0 ? q.limit : 20, QUERY_MAX);
+    const hits = [];
+    const visit = node => {
+      for (const c of composedChildren(node)) {
+        if (c.nodeType !== 1) continue;
+        const tag = c.localName;
+        if (SKIP.has(tag) || c.getAttribute('aria-hidden') === 'true' || !c.checkVisibility()) continue;
+        if (tag === 'iframe' || tag === 'frame') {
+          const d = contentDocOf(c);
+          if (d && d.body) visit(d.body);
+          continue;
+        }
+        const before = hits.length;
+        visit(c);
+        if (hits.length > before || !c.checkVisibility(VIS)) continue; // an inner match wins
+        const r = roleOf(c);
+        if (role ? r !== role : !(STRUCT_ROLES.has(r) || actionable(c, r))) continue;
+        if (name && !nameOf(c, r).toLowerCase().includes(name)) continue;
+        if (text && !norm(c.innerText || c.value || '').toLowerCase().includes(text)) continue;
+        hits.push(c);
+      }
+    };
+    const root = document.body || document.documentElement;
+    if (root) visit(root);
+    return { els: hits.slice(0, limit), total: hits.length };
   }
 
   function* walk(start, ctx) {
@@ -385,7 +528,7 @@
   }
 
   function step(snap, gen, ctx) {
-    ctx.lines = []; ctx.chars = 0; ctx.frames = []; ctx.closed = []; ctx.newIds = [];
+    ctx.lines = []; ctx.chars = 0; ctx.frames = []; ctx.closed = []; ctx.newIds = []; ctx.chunk = (ctx.chunk || 0) + 1;
     W.closed = [];
     const r = gen.next();
     if (r.done) W.walks.delete(snap); else W.walks.set(snap, { gen, ctx });
@@ -406,6 +549,7 @@
   }
 
   function push(ctx, depth, s) {
+    if (ctx.mute) return true;
     if (ctx.total >= ctx.maxLines) { ctx.truncated = true; return false; }
     const l = (depth < 64 ? INDENT[depth] : '  '.repeat(depth) + '- ') + s;
     ctx.lines.push(l);
@@ -415,6 +559,7 @@
   }
 
   function flushText(ctx) {
+    if (ctx.text && ctx.mute) ctx.text = '';
     if (ctx.text) {
       const t = norm(ctx.text);
       if (t && !ctx.interactive) push(ctx, ctx.textDepth, 'text ' + quote(cap(t, TEXT_CAP)));
@@ -427,7 +572,8 @@
     // Element indexes are those of the real parent, except for nodes
     // assigned to a slot (their parent is elsewhere).
     const own = !Array.isArray(kids);
-    let ei = 0;
+    let ei = 0, shortUntil = -1;
+    const foldable = !ctx.noFold && !ctx.mute && kids.length >= FOLD_MIN;
     for (let i = 0; i < kids.length; i++) {
       const c = kids[i];
       if (ctx.truncated) return;
@@ -437,6 +583,18 @@
           ctx.text += ' ' + c.data;
         }
       } else if (c.nodeType === 1) {
+        if (foldable && i > shortUntil) {
+          const run = runAt(kids, i);
+          if (run.length >= FOLD_MIN) {
+            flushText(ctx);
+            yield* foldRun(kids, run, depth, ctx, ei, own);
+            i = run[run.length - 1];
+            ei += run.length;
+            continue;
+          }
+          // A run starting inside a short one is shorter still.
+          shortUntil = run[run.length - 1];
+        }
         yield* visitElement(c, depth, ctx, own ? ei : -1);
         ei++;
       }
@@ -451,6 +609,16 @@
     if (!selfVisible && !el.checkVisibility()) return;
     const role = roleOf(el);
     if (BLOCK.has(tag)) flushText(ctx);
+    if (CELL_ROLES.has(role) && el.parentElement && roleOf(el.parentElement) === 'row' && !actionable(el, role)) {
+      // Its row's name says a text-only cell; a cell of controls is shown
+      // by its controls.
+      if (leafCell(el)) return;
+      if (!el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) {
+        yield* visitChildren(el, depth, ctx);
+        flushText(ctx);
+        return;
+      }
+    }
     if (role === 'iframe') { flushText(ctx); yield* visitFrame(el, depth, ctx, selfVisible); return; }
     if (tag === 'label' && !ctx.interactive) {
       // The control carries the label as its name: the label's own text
@@ -479,19 +647,24 @@
       if (act) {
         const id = refFor(el, role || 'generic', name, index);
         if (!ctx.ids.has(id)) { ctx.ids.add(id); ctx.newIds.push(id); }
+        if (ctx.mute) {
+          if (!ctx.muteMin || id < ctx.muteMin) ctx.muteMin = id;
+          if (id > ctx.muteMax) ctx.muteMax = id;
+        }
         line += ' [' + ctx.prefix + id + ']';
       }
       if (!push(ctx, depth, line)) return;
-      if (ctx.chars >= ctx.budget) yield;
+      if (ctx.chars >= ctx.budget && !ctx.mute) yield;
       childDepth = depth + 1;
       nameCoversText = !!name && (CONTENT_NAME.has(role) || (act && !role));
     }
-    if (tag.includes('-') && el.shadowRoot === null && el.matches(':defined') && !el.firstElementChild && boxed(el)) {
+    if (!ctx.mute && tag.includes('-') && el.shadowRoot === null && el.matches(':defined') && !el.firstElementChild && boxed(el)) {
       // Maybe a closed shadow root: Go confirms it through DOM.describeNode.
       ctx.closed.push({ line: ctx.lines.length - 1, depth: childDepth, i: W.closed.length });
       W.closed.push(el);
     }
     if (tag === 'select' || tag === 'textarea' || (role === 'textbox' && el.isContentEditable)) return;
+    const mark = emit && role === 'row' ? { at: ctx.lines.length - 1, chunk: ctx.chunk, frames: ctx.frames.length, closed: ctx.closed.length } : null;
     if (nameCoversText) {
       const saved = ctx.interactive;
       // The name already says the text: visit children for controls only.
@@ -502,10 +675,24 @@
       yield* visitChildren(el, childDepth, ctx);
     }
     if (BLOCK.has(tag)) flushText(ctx);
+    if (mark) joinOnlyChild(ctx, mark);
+  }
+
+  // joinOnlyChild puts a row's one child line (its one control, say) on the
+  // row's own line: `- row "3 | Item 3" › button "Open" [e3]`. Only when
+  // both lines are in the chunk being built and the child names no frame or
+  // shadow root (their line numbers are kept).
+  function joinOnlyChild(ctx, m) {
+    if (ctx.mute || ctx.chunk !== m.chunk || ctx.lines.length !== m.at + 2 || ctx.frames.length !== m.frames || ctx.closed.length !== m.closed) return;
+    const child = ctx.lines.pop();
+    const body = child.replace(/^ *- /, '');
+    ctx.lines[m.at] += ' \u203a ' + body;
+    ctx.chars -= child.length - body.length - 3;
+    ctx.total--;
   }
 
   function* visitFrame(el, depth, ctx, selfVisible) {
-    if (!selfVisible) return;
+    if (!selfVisible || ctx.mute) return;
     const name = nameOf(el, 'iframe');
     let doc = null;
     try { doc = el.contentDocument; } catch (e) { doc = null; }
@@ -1283,7 +1470,7 @@
 
   return {
     hitFrame, focusFrame, frameLayout, afterFrame,
-    snapshot, more, closedHosts, tagFrame, frameOrder, frameBox, prepare, pendingElement, readBack, readChecked, scroll,
+    snapshot, more, expand, closedHosts, tagFrame, frameOrder, frameBox, prepare, pendingElement, readBack, readChecked, scroll,
     identity, read, wait, settle, count,
   };
 })

@@ -57,6 +57,46 @@ type SnapshotOptions struct {
 	Since string
 	// MaxChars is the chunk budget; 0 means DefaultSnapshotChars.
 	MaxChars int
+	// Full shows every node: runs of same-shaped siblings (rows, list
+	// items, cards) are not folded.
+	Full bool
+	// Query, instead of the whole page, outlines only the elements that
+	// match it (with their subtrees); it excludes Scope.
+	Query *Query
+}
+
+// Query selects elements by role, accessible name and text, as the outline
+// shows them. Each given field must match: Role exactly (lower case, as the
+// outline writes it), Name and Text as case-insensitive substrings of the
+// element's name and rendered text. Of nested matches only the innermost
+// counts, so {Role: "row", Text: "Item 42"} is the row, not its table. The
+// main document, its open shadow roots and same-origin frames are searched.
+type Query struct {
+	Role  string `json:"role,omitempty"`
+	Name  string `json:"name,omitempty"`
+	Text  string `json:"text,omitempty"`
+	Limit int    `json:"limit,omitempty"` // matches outlined; 0 means 20, at most 200
+}
+
+// Folds: a snapshot shows a run of at least 20 same-shaped siblings as its
+// first two items and one line for the rest:
+//
+//	… 2998 more row like the 2 above (items 3–3000 of 3000; refs e3–e3000) [fold 1]
+//
+// The refs in the range are live refs of the snapshot (they act like the
+// ones shown); [Page.Expand] outlines any range of the folded items.
+
+// ExpandOptions names a folded run of a snapshot and the items to show.
+type ExpandOptions struct {
+	SnapshotID string
+	// Fold is the fold's name from its line: "3" in the main document,
+	// "f1:3" in frame f1.
+	Fold string
+	// From and To are 1-based item numbers as the fold line counts them
+	// (To inclusive); zero means the fold's first or last item.
+	From, To int
+	// MaxChars bounds the result; 0 means DefaultSnapshotChars.
+	MaxChars int
 }
 
 // Snapshot is one chunk of a page outline.
@@ -77,6 +117,9 @@ type Snapshot struct {
 	Incremental bool `json:"incremental,omitempty"`
 	// Unchanged reports that nothing changed since SnapshotOptions.Since.
 	Unchanged bool `json:"unchanged,omitempty"`
+	// Matches counts the elements that matched SnapshotOptions.Query
+	// (more than the outline shows when over its limit).
+	Matches int `json:"matches,omitempty"`
 	// Refs, Lines and Chars measure the outline read so far, which is the
 	// whole outline when Complete.
 	Refs     int  `json:"refs"`
@@ -98,12 +141,13 @@ type snapRecord struct {
 
 	// mu guards the fields that follow: the outline read so far and its
 	// ref table.
-	mu       sync.Mutex
-	worlds   map[string]*world       // ref prefix ("e", "f1e") -> world
-	refs     map[string]map[int]bool // ref prefix -> ids
-	lines    []string
-	complete bool // the page walk has ended
-	frames   int  // cross-origin frames entered
+	mu          sync.Mutex
+	worlds      map[string]*world       // ref prefix ("e", "f1e") -> world
+	refs        map[string]map[int]bool // ref prefix -> ids
+	lines       []string
+	complete    bool // the page walk has ended
+	frames      int  // cross-origin frames entered
+	interactive bool // the outline lists actionable nodes only
 }
 
 type pageSnap struct {
@@ -121,6 +165,7 @@ type pageSnap struct {
 		I     int `json:"i"`
 	} `json:"closed"`
 	IDs       []int  `json:"ids"`
+	Matches   int    `json:"matches"`
 	Refs      int    `json:"refs"`
 	Truncated bool   `json:"truncated"`
 	URL       string `json:"url"`
@@ -196,8 +241,21 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 		}
 		prev = r
 	}
-	arg := map[string]any{"interactive": opts.Interactive}
+	arg := map[string]any{"interactive": opts.Interactive, "full": opts.Full}
 	var scopeWorld *world
+	if opts.Query != nil {
+		if opts.Scope != nil {
+			return nil, fsm.Refuse(fsm.InvalidArgument, "give a query or a scope, not both")
+		}
+		q := *opts.Query
+		if q.Role == "" && q.Name == "" && q.Text == "" {
+			return nil, fsm.Refuse(fsm.InvalidArgument, "a query needs a role, a name or a text")
+		}
+		if q.Limit < 0 {
+			return nil, fsm.Refuse(fsm.InvalidArgument, "a query's limit must be zero or more")
+		}
+		arg["query"] = q
+	}
 	if opts.Scope != nil {
 		s := opts.Scope
 		switch {
@@ -240,8 +298,9 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 	if err != nil {
 		return nil, p.readErr(ctx, err)
 	}
+	rec.interactive = opts.Interactive
 	p.keep(rec)
-	out := &Snapshot{ID: rec.id, URL: ps.URL, Title: ps.Title, Document: rec.root.doc}
+	out := &Snapshot{ID: rec.id, URL: ps.URL, Title: ps.Title, Document: rec.root.doc, Matches: ps.Matches}
 	if prev != nil {
 		prev.mu.Lock()
 		base, baseDone := prev.lines, prev.complete
@@ -287,6 +346,91 @@ func (r *snapRecord) fill(out *Snapshot, off, budget int) {
 		out.Truncated = true
 		out.Cursor = fmt.Sprintf("%s:%d", r.id, off+next)
 	}
+}
+
+// Find outlines the elements that match q, with refs usable like those of
+// any snapshot (the result is a snapshot of its own id).
+func (p *Page) Find(ctx context.Context, q Query) (*Snapshot, error) {
+	return p.Snapshot(ctx, SnapshotOptions{Query: &q})
+}
+
+// Expand outlines items of a folded run of a snapshot. Their refs belong to
+// that snapshot; the snapshot's document must still be the frame's (else
+// browser_binding_stale). Items that left the document are counted in a
+// limit line.
+func (p *Page) Expand(ctx context.Context, o ExpandOptions) (*Snapshot, error) {
+	if err := p.live(); err != nil {
+		return nil, err
+	}
+	rec, err := p.record(o.SnapshotID)
+	if err != nil {
+		return nil, err
+	}
+	prefix, n := "e", 0
+	fold := o.Fold
+	if i := strings.IndexByte(fold, ':'); i >= 0 {
+		prefix, fold = fold[:i]+"e", fold[i+1:]
+		if _, _, err := splitRef(prefix + "1"); err != nil {
+			return nil, fsm.Refuse(fsm.InvalidArgument, "malformed fold (want N or fK:N)")
+		}
+	}
+	if n, err = strconv.Atoi(fold); err != nil || n < 1 {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "malformed fold (want N or fK:N)")
+	}
+	if o.From < 0 || o.To < 0 || (o.To > 0 && o.To < o.From) {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "from and to are item numbers, from <= to")
+	}
+	budget := o.MaxChars
+	if budget <= 0 {
+		budget = DefaultSnapshotChars
+	}
+	budget = min(budget, MaxSnapshotChars)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	w := rec.worlds[prefix]
+	if w == nil {
+		return nil, fsm.Refuse(fsm.NotFound, "no such fold in that snapshot")
+	}
+	var ps pageSnap
+	err = p.admitted1(ctx, w, func() error {
+		ps = pageSnap{}
+		return p.call(ctx, w, "expand", map[string]any{"nonce": w.nonce, "snap": rec.id, "fold": n, "from": o.From, "to": o.To,
+			"prefix": prefix, "interactive": rec.interactive, "maxLines": p.limits.lines}, false, &ps)
+	})
+	if err != nil {
+		if errors.Is(err, errWorldGone) {
+			return nil, fsm.Refuse(fsm.BindingStale, "the snapshot's document was replaced; take a new snapshot").WithCause(err)
+		}
+		return nil, p.readErr(ctx, err)
+	}
+	if ps.Err != "" {
+		return nil, ps.refusal()
+	}
+	ids := rec.refs[prefix]
+	for _, id := range ps.IDs {
+		ids[id] = true
+	}
+	var lines []string
+	if ps.Text != "" {
+		lines = strings.Split(ps.Text, "\n")
+	}
+	out := &Snapshot{ID: rec.id, URL: ps.URL, Title: ps.Title, Document: rec.root.doc, Complete: true}
+	text, next := chunk(lines, 0, budget, "", true)
+	out.Text, out.Truncated = text, next >= 0
+	out.Lines, out.Refs = len(lines), strings.Count(ps.Text, "["+prefix)
+	out.Chars = charsFrom(lines, 0)
+	return out, nil
+}
+
+// admitted1 runs fn in world w between two admissions of its document.
+func (p *Page) admitted1(ctx context.Context, w *world, fn func() error) error {
+	if err := p.admit(ctx, w); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		return err
+	}
+	return p.admit(ctx, w)
 }
 
 // SnapshotNext returns the chunk of a snapshot that a cursor points to.

@@ -409,7 +409,7 @@ func TestBigTable(t *testing.T) {
 	p, _ := testPage(t, "/table")
 	ctx := tctx(t)
 	start := time.Now()
-	s := must(p.Snapshot(ctx, SnapshotOptions{}))(t)
+	s := must(p.Snapshot(ctx, SnapshotOptions{Full: true}))(t)
 	took := time.Since(start)
 	t.Logf("first chunk: %v, %d chars of %d, %d refs", took, len(s.Text), s.Chars, s.Refs)
 	if len(s.Text) >= 25000 || !s.Truncated || s.Cursor == "" || !strings.Contains(s.Text, "continue with cursor") || s.Complete {
@@ -431,7 +431,7 @@ func TestBigTable(t *testing.T) {
 			t.Fatalf("last chunk: complete %v refs %d", next.Complete, next.Refs)
 		}
 	}
-	if !strings.Contains(all, `cell "Item 3000"`) || !strings.Contains(all, `button "Load more"`) {
+	if !strings.Contains(all, `row "3000 | Item 3000"`) || !strings.Contains(all, `button "Load more"`) {
 		t.Fatal("the cursor did not reach the end of the outline")
 	}
 	ref := refOf(t, &Snapshot{Text: all}, `button "Load more"`)
@@ -444,16 +444,16 @@ func TestBigTable(t *testing.T) {
 	_, err := p.Click(ctx, Target{Role: "button", Name: "Open"})
 	wantCode(t, err, fsm.ElementAmbiguous)
 
-	base := must(p.Snapshot(ctx, SnapshotOptions{Since: s.ID}))(t) // s was read to its end
+	base := must(p.Snapshot(ctx, SnapshotOptions{Full: true, Since: s.ID}))(t) // s was read to its end
 	if !base.Incremental || !strings.Contains(base.Text, `[focused]`) {
 		t.Fatalf("focus change since s: %+v\n%s", base.Incremental, base.Text[:min(300, len(base.Text))])
 	}
-	u := must(p.Snapshot(ctx, SnapshotOptions{Since: base.ID}))(t)
+	u := must(p.Snapshot(ctx, SnapshotOptions{Full: true, Since: base.ID}))(t)
 	if !u.Unchanged || u.Text != "unchanged" {
 		t.Fatalf("nothing changed, but: %+v", u.Text[:min(200, len(u.Text))])
 	}
 	must(p.Click(ctx, Target{Ref: ref, SnapshotID: s.ID}))(t)
-	d := must(p.Snapshot(ctx, SnapshotOptions{Since: u.ID}))(t)
+	d := must(p.Snapshot(ctx, SnapshotOptions{Full: true, Since: u.ID}))(t)
 	if !d.Incremental || d.Unchanged || !strings.Contains(d.Text, `+ `) || !strings.Contains(d.Text, `Item 3100`) {
 		t.Fatalf("incremental: %+v\n%s", d.Incremental, d.Text[:min(500, len(d.Text))])
 	}
@@ -476,7 +476,7 @@ func TestBigTable(t *testing.T) {
 	if !sc.Scroll.AtBottom {
 		t.Fatalf("scroll to ref at the end: %+v", sc.Scroll)
 	}
-	ia := must(p.Snapshot(ctx, SnapshotOptions{Interactive: true, MaxChars: 1000}))(t)
+	ia := must(p.Snapshot(ctx, SnapshotOptions{Interactive: true, Full: true, MaxChars: 1000}))(t)
 	if strings.Contains(ia.Text, "cell") || !strings.Contains(ia.Text, `button "Open"`) || len(ia.Text) > 1000 {
 		t.Fatalf("interactive chunk:\n%s", ia.Text)
 	}
@@ -487,12 +487,12 @@ func TestSnapshotBounds(t *testing.T) {
 	p, _ := testPage(t, "/table")
 	ctx := tctx(t)
 	// A diff larger than its edit bound returns the whole outline instead.
-	base := must(p.Snapshot(ctx, SnapshotOptions{Since: must(p.Snapshot(ctx, SnapshotOptions{Interactive: true}))(t).ID}))(t)
+	base := must(p.Snapshot(ctx, SnapshotOptions{Full: true, Since: must(p.Snapshot(ctx, SnapshotOptions{Interactive: true, Full: true}))(t).ID}))(t)
 	if !base.Complete {
 		t.Fatal("a snapshot taken with Since walks the whole page")
 	}
 	js(t, p, "document.querySelector('#t tbody').replaceChildren(), 1", new(int))
-	d := must(p.Snapshot(ctx, SnapshotOptions{Since: base.ID}))(t)
+	d := must(p.Snapshot(ctx, SnapshotOptions{Full: true, Since: base.ID}))(t)
 	if d.Incremental || d.Unchanged || !strings.Contains(d.Text, `button "Load more"`) {
 		t.Fatalf("over the diff bound: incremental %v\n%s", d.Incremental, d.Text)
 	}
