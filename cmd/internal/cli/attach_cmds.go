@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +34,7 @@ func NewCmdAttach(f *Factory) *cobra.Command {
 				return &UsageError{Err: fmt.Errorf("give exactly one of --profile-dir and --endpoint")}
 			}
 			f.progress("attaching (answer Chrome's \"Allow remote debugging?\" prompt if it appears)…")
-			res, err := callWith[localapi.AttachRequest, localapi.AttachResult](f, "attach", req, 3*time.Minute)
+			res, err := callWith(f, localapi.Attach, req, 3*time.Minute)
 			if err != nil {
 				return err
 			}
@@ -56,7 +57,7 @@ func NewCmdAttach(f *Factory) *cobra.Command {
 }
 
 // callWith is call with a longer deadline, for steps that wait on a person.
-func callWith[Req, Resp any](f *Factory, route string, req Req, d time.Duration) (Resp, error) {
+func callWith[Req, Resp any](f *Factory, rt localapi.Route[Req, Resp], req Req, d time.Duration) (Resp, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var zero Resp
@@ -64,8 +65,8 @@ func callWith[Req, Resp any](f *Factory, route string, req Req, d time.Duration)
 	if err != nil {
 		return zero, err
 	}
-	resp, err := localapi.Call[Req, Resp](ctx, c, route, req)
-	if err != nil && isUnreachable(err) {
+	resp, err := rt.Call(ctx, c, req)
+	if errors.Is(err, localapi.ErrUnreachable) {
 		return zero, fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
 	}
 	return resp, err
@@ -117,7 +118,7 @@ const consentAnswerTimeout = 10 * time.Minute
 // shows the summary, reads the person's answer from in, and sends it.
 // next is printed after an approval.
 func RunApproval(ctx context.Context, in io.Reader, out io.Writer, c *localapi.Client, id string, deny bool, next string) error {
-	info, err := localapi.Call[localapi.ApprovalRequest, localapi.ApprovalSummary](ctx, c, "approval", localapi.ApprovalRequest{ID: id, Challenge: true})
+	info, err := localapi.Approval.Call(ctx, c, localapi.ApprovalRequest{ID: id, Challenge: true})
 	if err != nil {
 		return err
 	}
@@ -149,13 +150,13 @@ func RunApproval(ctx context.Context, in io.Reader, out io.Writer, c *localapi.C
 		}
 	}
 	if deny {
-		if _, err := localapi.Call[localapi.ApprovalRequest, map[string]any](ctx, c, "deny", answer); err != nil {
+		if _, err := localapi.Deny.Call(ctx, c, answer); err != nil {
 			return err
 		}
 		fmt.Fprintln(out, "denied.")
 		return nil
 	}
-	if _, err := localapi.Call[localapi.ApprovalRequest, map[string]any](ctx, c, "approve", answer); err != nil {
+	if _, err := localapi.Approve.Call(ctx, c, answer); err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "approved. "+next)
@@ -170,7 +171,7 @@ func NewCmdReconnect(f *Factory) *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			f.progress("reconnecting…")
-			res, err := callWith[localapi.BrowserRequest, localapi.ReconnectResult](f, "reconnect", localapi.BrowserRequest{Browser: args[0]}, 2*time.Minute)
+			res, err := callWith(f, localapi.Reconnect, localapi.BrowserRequest{Browser: args[0]}, 2*time.Minute)
 			if err != nil {
 				return err
 			}

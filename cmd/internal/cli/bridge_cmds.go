@@ -18,7 +18,7 @@ func NewCmdDiscover(f *Factory) *cobra.Command {
 		Short: "What can be launched or attached here, and the tabs shared from the extension (attach --offer ID)",
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
-			res, err := call[struct{}, localapi.DiscoverResult](f, "discover", struct{}{})
+			res, err := call(f, localapi.Discover, struct{}{})
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ func NewCmdBridge(f *Factory) *cobra.Command {
 		Short: "Whether the bridge is installed and the Runner listens, and how many tabs are shared or attached",
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
-			st, err := call[struct{}, localapi.BridgeStatus](f, "bridge_status", struct{}{})
+			st, err := call(f, localapi.GetBridgeStatus, struct{}{})
 			if err != nil {
 				return err
 			}
@@ -85,7 +85,7 @@ func NewCmdBridge(f *Factory) *cobra.Command {
 // attachOffer is `webcodex attach --offer ID`.
 func attachOffer(f *Factory, req localapi.AttachOfferRequest) error {
 	f.progress("attaching the shared tab…")
-	res, err := call[localapi.AttachOfferRequest, localapi.AttachResult](f, "attach_offer", req)
+	res, err := call(f, localapi.AttachOffer, req)
 	if err != nil {
 		return err
 	}

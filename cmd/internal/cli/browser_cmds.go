@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -23,12 +22,8 @@ const (
 )
 
 // call runs one local API request with the command's deadline.
-func call[Req, Resp any](f *Factory, route string, req Req) (Resp, error) {
-	return callWith[Req, Resp](f, route, req, defaultTimeout)
-}
-
-func isUnreachable(err error) bool {
-	return err != nil && strings.Contains(err.Error(), localapi.ErrUnreachable.Error())
+func call[Req, Resp any](f *Factory, rt localapi.Route[Req, Resp], req Req) (Resp, error) {
+	return callWith(f, rt, req, defaultTimeout)
 }
 
 // progress prints a slow step's progress when stderr is a terminal.
@@ -75,7 +70,7 @@ func NewCmdLaunch(f *Factory) *cobra.Command {
 				req.Headless = &headless
 			}
 			f.progress("launching Chromium…")
-			b, err := call[localapi.LaunchRequest, localapi.BrowserInfo](f, "launch", req)
+			b, err := call(f, localapi.Launch, req)
 			if err != nil {
 				return err
 			}
@@ -119,9 +114,9 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 					fmt.Fprintln(w, "no Runner is running (a command that needs one starts it)")
 				})
 			}
-			st, err := localapi.Call[struct{}, localapi.Status](ctx, c, "status", struct{}{})
+			st, err := localapi.GetStatus.Call(ctx, c, struct{}{})
 			if err != nil {
-				if isUnreachable(err) {
+				if errors.Is(err, localapi.ErrUnreachable) {
 					return fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
 				}
 				return err
@@ -164,7 +159,7 @@ func NewCmdPages(f *Factory) *cobra.Command {
 		Short: "List a browser's pages",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			pages, err := call[localapi.BrowserRequest, []localapi.PageInfo](f, "pages", localapi.BrowserRequest{Browser: args[0]})
+			pages, err := call(f, localapi.Pages, localapi.BrowserRequest{Browser: args[0]})
 			if err != nil {
 				return err
 			}
@@ -198,7 +193,7 @@ func NewCmdOpen(f *Factory) *cobra.Command {
 				req.URL = args[1]
 				f.progress("opening %s…", req.URL)
 			}
-			p, err := call[localapi.OpenRequest, localapi.PageInfo](f, "open", req)
+			p, err := call(f, localapi.Open, req)
 			if err != nil {
 				return err
 			}
@@ -215,7 +210,7 @@ func NewCmdGoto(f *Factory) *cobra.Command {
 		Args:  exactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			f.progress("navigating to %s…", args[1])
-			res, err := call[localapi.GotoRequest, localapi.NavResult](f, "goto", localapi.GotoRequest{Page: args[0], URL: args[1]})
+			res, err := call(f, localapi.Goto, localapi.GotoRequest{Page: args[0], URL: args[1]})
 			if err != nil {
 				return err
 			}
@@ -235,7 +230,7 @@ func NewCmdRead(f *Factory) *cobra.Command {
 		Short: "Print the page's visible text (bounded, with a truncation marker)",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			res, err := call[localapi.ReadRequest, localapi.ReadResult](f, "read", localapi.ReadRequest{Page: args[0], MaxChars: max})
+			res, err := call(f, localapi.Read, localapi.ReadRequest{Page: args[0], MaxChars: max})
 			if err != nil {
 				return err
 			}
@@ -258,7 +253,7 @@ func NewCmdScreenshot(f *Factory) *cobra.Command {
 			if out == "" {
 				return &UsageError{Err: fmt.Errorf("screenshot needs -o FILE")}
 			}
-			res, err := call[localapi.ScreenshotRequest, localapi.ScreenshotResult](f, "screenshot", localapi.ScreenshotRequest{Page: args[0], FullPage: full})
+			res, err := call(f, localapi.Screenshot, localapi.ScreenshotRequest{Page: args[0], FullPage: full})
 			if err != nil {
 				return err
 			}
@@ -281,7 +276,7 @@ func NewCmdEval(f *Factory) *cobra.Command {
 		Short: "Evaluate a JavaScript expression in the page (owned browsers; bounded result)",
 		Args:  exactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			res, err := call[localapi.EvalRequest, localapi.EvalResult](f, "eval", localapi.EvalRequest{Page: args[0], Expr: args[1]})
+			res, err := call(f, localapi.Eval, localapi.EvalRequest{Page: args[0], Expr: args[1]})
 			if err != nil {
 				return err
 			}
@@ -303,7 +298,7 @@ func NewCmdClose(f *Factory) *cobra.Command {
 		Short: "Close a browser webcodex owns, or detach from an attached one",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			res, err := call[localapi.BrowserRequest, localapi.CloseResult](f, "close", localapi.BrowserRequest{Browser: args[0]})
+			res, err := call(f, localapi.Close, localapi.BrowserRequest{Browser: args[0]})
 			if err != nil {
 				return err
 			}
@@ -335,9 +330,9 @@ func NewCmdStop(f *Factory) *cobra.Command {
 				fmt.Fprintln(f.IO.Err, "webcodex: no Runner was running")
 				return f.emit(localapi.StopResult{}, func(io.Writer) {})
 			}
-			res, err := localapi.Call[struct{}, localapi.StopResult](ctx, c, "stop", struct{}{})
+			res, err := localapi.Stop.Call(ctx, c, struct{}{})
 			if err != nil {
-				if isUnreachable(err) {
+				if errors.Is(err, localapi.ErrUnreachable) {
 					return fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
 				}
 				return err

@@ -168,8 +168,8 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdReconnect(f),
 		NewCmdSnapshot(f),
 		NewCmdWait(f),
-		newDiagCmd(f, "console", "Read console messages and JS exceptions (bounded, --since cursor)"),
-		newDiagCmd(f, "network", "Read network requests (bounded, --since cursor)"),
+		newDiagCmd(f, "console", "Read console messages and JS exceptions (bounded, --since cursor)", localapi.Console),
+		newDiagCmd(f, "network", "Read network requests (bounded, --since cursor)", localapi.Network),
 		NewCmdProbe(f),
 		NewCmdClosePage(f),
 	)

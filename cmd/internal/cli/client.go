@@ -115,7 +115,7 @@ func (f *Factory) runningClient(ctx context.Context) (*localapi.Client, error) {
 }
 
 func ping(ctx context.Context, c *localapi.Client) (localapi.PingResult, error) {
-	return localapi.Call[struct{}, localapi.PingResult](ctx, c, "ping", struct{}{})
+	return localapi.Ping.Call(ctx, c, struct{}{})
 }
 
 // warnEnv says on stderr when the running Runner was started with other

@@ -64,10 +64,10 @@ func demoRun(f *Factory, out string) error {
 		return err
 	}
 	if started {
-		defer localapi.Call[struct{}, map[string]any](context.Background(), c, "stop", struct{}{})
+		defer localapi.Stop.Call(context.Background(), c, struct{}{})
 	}
 	t0 := time.Now()
-	b, err := localapi.Call[localapi.LaunchRequest, localapi.BrowserInfo](ctx, c, "launch", localapi.LaunchRequest{})
+	b, err := localapi.Launch.Call(ctx, c, localapi.LaunchRequest{})
 	if err != nil {
 		return err
 	}
@@ -75,19 +75,19 @@ func demoRun(f *Factory, out string) error {
 	closed := false
 	defer func() {
 		if !closed {
-			localapi.Call[localapi.BrowserRequest, localapi.CloseResult](context.Background(), c, "close", localapi.BrowserRequest{Browser: b.ID})
+			localapi.Close.Call(context.Background(), c, localapi.BrowserRequest{Browser: b.ID})
 		}
 	}()
-	p, err := localapi.Call[localapi.OpenRequest, localapi.PageInfo](ctx, c, "open", localapi.OpenRequest{Browser: b.ID})
+	p, err := localapi.Open.Call(ctx, c, localapi.OpenRequest{Browser: b.ID})
 	if err != nil {
 		return err
 	}
-	nav, err := localapi.Call[localapi.GotoRequest, localapi.NavResult](ctx, c, "goto", localapi.GotoRequest{Page: p.ID, URL: pageURL})
+	nav, err := localapi.Goto.Call(ctx, c, localapi.GotoRequest{Page: p.ID, URL: pageURL})
 	if err != nil {
 		return err
 	}
 	say("3. navigated page %s: title %q (read live from the page)", p.ID, nav.Title)
-	rd, err := localapi.Call[localapi.ReadRequest, localapi.ReadResult](ctx, c, "read", localapi.ReadRequest{Page: p.ID, MaxChars: 400})
+	rd, err := localapi.Read.Call(ctx, c, localapi.ReadRequest{Page: p.ID, MaxChars: 400})
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func demoRun(f *Factory, out string) error {
 	for _, line := range strings.Split(strings.TrimSpace(rd.Text), "\n") {
 		say("     | %s", line)
 	}
-	shot, err := localapi.Call[localapi.ScreenshotRequest, localapi.ScreenshotResult](ctx, c, "screenshot", localapi.ScreenshotRequest{Page: p.ID})
+	shot, err := localapi.Screenshot.Call(ctx, c, localapi.ScreenshotRequest{Page: p.ID})
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func demoRun(f *Factory, out string) error {
 		return fmt.Errorf("demo: write the screenshot: %w", err)
 	}
 	say("5. screenshot %dx%d written to %s", shot.Width, shot.Height, out)
-	if _, err := localapi.Call[localapi.BrowserRequest, localapi.CloseResult](ctx, c, "close", localapi.BrowserRequest{Browser: b.ID}); err != nil {
+	if _, err := localapi.Close.Call(ctx, c, localapi.BrowserRequest{Browser: b.ID}); err != nil {
 		return err
 	}
 	closed = true

@@ -71,7 +71,7 @@ func NewCmdSnapshot(f *Factory) *cobra.Command {
 		RunE: func(_ *cobra.Command, args []string) error {
 			req.Page = args[0]
 			req.Scope = scope.target()
-			res, err := call[localapi.SnapshotRequest, json.RawMessage](f, "snapshot", req)
+			res, err := call(f, localapi.Snapshot, req)
 			if err != nil {
 				return err
 			}
@@ -114,7 +114,7 @@ func newActCmd(f *Factory, action, use, short string, setup func(cmd *cobra.Comm
 			if needsTarget && req.Target == nil {
 				return &UsageError{Err: fmt.Errorf("%s needs a target: --ref/--snapshot, --role/--name, --label, --text, --placeholder, --testid or --css", action)}
 			}
-			res, err := call[localapi.ActRequest, json.RawMessage](f, "act", *req)
+			res, err := call(f, localapi.Act, *req)
 			if err != nil {
 				return err
 			}
@@ -201,7 +201,7 @@ func newDialogCmd(f *Factory) *cobra.Command {
 			case accept || dismiss:
 				req.Accept = &accept
 			}
-			res, err := call[localapi.ActRequest, json.RawMessage](f, "act", req)
+			res, err := call(f, localapi.Act, req)
 			if err != nil {
 				return err
 			}
@@ -225,7 +225,7 @@ func NewCmdWait(f *Factory) *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			req.Page, req.Target, req.TimeoutMS = args[0], tf.target(), int(timeout/time.Millisecond)
-			res, err := callWith[localapi.WaitRequest, json.RawMessage](f, "wait", req, timeout+defaultTimeout)
+			res, err := callWith(f, localapi.Wait, req, timeout+defaultTimeout)
 			if err != nil {
 				return err
 			}
@@ -243,7 +243,7 @@ func NewCmdWait(f *Factory) *cobra.Command {
 	return cmd
 }
 
-func newDiagCmd(f *Factory, name, short string) *cobra.Command {
+func newDiagCmd(f *Factory, name, short string, rt localapi.Route[localapi.DiagRequest, json.RawMessage]) *cobra.Command {
 	var req localapi.DiagRequest
 	cmd := &cobra.Command{
 		Use:   name + " PAGE",
@@ -251,7 +251,7 @@ func newDiagCmd(f *Factory, name, short string) *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			req.Page = args[0]
-			res, err := call[localapi.DiagRequest, json.RawMessage](f, name, req)
+			res, err := call(f, rt, req)
 			if err != nil {
 				return err
 			}
@@ -284,7 +284,7 @@ func NewCmdProbe(f *Factory) *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			req.Page, req.Target = args[0], tf.target()
-			res, err := call[localapi.ProbeRequest, json.RawMessage](f, "probe", req)
+			res, err := call(f, localapi.Probe, req)
 			if err != nil {
 				return err
 			}
@@ -306,7 +306,7 @@ func NewCmdClosePage(f *Factory) *cobra.Command {
 		Short: "Close a page webcodex opened (never a tab of yours)",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			res, err := call[localapi.ClosePageRequest, map[string]any](f, "close_page", localapi.ClosePageRequest{Page: args[0]})
+			res, err := call(f, localapi.ClosePage, localapi.ClosePageRequest{Page: args[0]})
 			if err != nil {
 				return err
 			}

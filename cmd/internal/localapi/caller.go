@@ -93,23 +93,13 @@ func setRequestHeaders(ctx context.Context, h http.Header) error {
 	return nil
 }
 
-// effectRoutes are the routes whose call may change a browser, a page or a
-// grant: a client that loses the Runner (or its own deadline passes) after
-// sending one cannot know whether it happened, and says outcome_unknown,
-// never "unreachable" (which a caller would retry).
-var effectRoutes = map[string]bool{
-	"launch": true, "open": true, "goto": true, "act": true, "eval": true, "close": true,
-	"close_page": true, "cdp": true, "attach": true, "reconnect": true, "probe": true,
-	"approve": true, "deny": true, "stop": true, "end_session": true, "adopt": true,
-}
-
 // lostCall is the error of a call whose answer never came: before the
 // request was sent, the Runner is unreachable; after, an effect's outcome
 // is unknown, and a read ended in a timeout or a lost Runner.
-func lostCall(ctx context.Context, name string, sent bool, err error) error {
+func lostCall(ctx context.Context, name string, effect, sent bool, err error) error {
 	deadline := ctx.Err() == context.DeadlineExceeded
 	switch {
-	case deadline && sent && effectRoutes[name]:
+	case deadline && sent && effect:
 		return fsm.Refusef(fsm.OutcomeUnknown, "no answer from the Runner to %s before this client's deadline; it may have happened and is not replayed", name).WithCause(err)
 	case deadline:
 		return fsm.Refusef(fsm.Timeout, "no answer from the Runner to %s before this client's deadline", name).WithCause(err)
@@ -117,7 +107,7 @@ func lostCall(ctx context.Context, name string, sent bool, err error) error {
 		return fmt.Errorf("localapi: %s: %w", name, ctx.Err())
 	case !sent:
 		return ErrUnreachable // the error text would name the socket path
-	case effectRoutes[name]:
+	case effect:
 		return fsm.Refusef(fsm.OutcomeUnknown, "the Runner was lost after %s was sent; it may have happened and is not replayed", name).WithCause(err)
 	}
 	return fmt.Errorf("%w: the Runner was lost during %s", ErrUnreachable, name)

@@ -22,8 +22,9 @@ func TestRunnerAnswersBeforeTheClientDeadline(t *testing.T) {
 	dir := t.TempDir()
 	rt := &Routes{}
 	var seen Caller
-	Handle(rt, "ping", func(context.Context, struct{}) (struct{}, error) { return struct{}{}, nil })
-	Handle(rt, "snapshot", func(ctx context.Context, _ struct{}) (struct{}, error) {
+	slow := Route[struct{}, struct{}]{Name: "slow"}
+	Serve(rt, Ping, func(context.Context, struct{}) (PingResult, error) { return PingResult{OK: true}, nil })
+	Serve(rt, slow, func(ctx context.Context, _ struct{}) (struct{}, error) {
 		seen, _ = CallerFrom(ctx)
 		if _, ok := ctx.Deadline(); !ok {
 			return struct{}{}, errors.New("no deadline reached the handler")
@@ -36,7 +37,7 @@ func TestRunnerAnswersBeforeTheClientDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	ctx = WithCaller(ctx, Caller{Session: "mcp-0123456789ab", Tool: "browser_snapshot"})
-	_, err := Call[struct{}, struct{}](ctx, c, "snapshot", struct{}{})
+	_, err := slow.Call(ctx, c, struct{}{})
 	if ref, ok := fsm.AsRefusal(err); !ok || ref.Code != fsm.Timeout || ref.Detail != "the handler's own deadline" {
 		t.Fatalf("call = %v, want the handler's timeout refusal", err)
 	}
@@ -91,30 +92,32 @@ func dropAfterRead(t *testing.T, dir string, answer bool) {
 // timeout for a read, never a bare context error.
 func TestLostRunnerAfterAnEffect(t *testing.T) {
 	ctx := context.Background()
+	act := Route[struct{}, struct{}]{Name: "act", Effect: true}
+	look := Route[struct{}, struct{}]{Name: "look"}
 	none := NewClient(t.TempDir())
-	if _, err := Call[struct{}, struct{}](ctx, none, "act", struct{}{}); !errors.Is(err, ErrUnreachable) {
+	if _, err := act.Call(ctx, none, struct{}{}); !errors.Is(err, ErrUnreachable) {
 		t.Errorf("act with no Runner = %v, want ErrUnreachable", err)
 	}
 
 	dir := t.TempDir()
 	dropAfterRead(t, dir, false)
 	c := NewClient(dir)
-	if _, err := Call[struct{}, struct{}](ctx, c, "act", struct{}{}); !fsm.IsCode(err, fsm.OutcomeUnknown) {
+	if _, err := act.Call(ctx, c, struct{}{}); !fsm.IsCode(err, fsm.OutcomeUnknown) {
 		t.Errorf("act whose Runner was lost = %v, want %s", err, fsm.OutcomeUnknown)
 	}
-	if _, err := Call[struct{}, struct{}](ctx, c, "status", struct{}{}); !errors.Is(err, ErrUnreachable) || fsm.IsCode(err, fsm.OutcomeUnknown) {
-		t.Errorf("status whose Runner was lost = %v, want ErrUnreachable", err)
+	if _, err := look.Call(ctx, c, struct{}{}); !errors.Is(err, ErrUnreachable) || fsm.IsCode(err, fsm.OutcomeUnknown) {
+		t.Errorf("a read whose Runner was lost = %v, want ErrUnreachable", err)
 	}
 
 	held := t.TempDir()
 	dropAfterRead(t, held, true)
 	hc := NewClient(held)
-	for route, want := range map[string]fsm.Code{"act": fsm.OutcomeUnknown, "snapshot": fsm.Timeout} {
+	for rt, want := range map[Route[struct{}, struct{}]]fsm.Code{act: fsm.OutcomeUnknown, look: fsm.Timeout} {
 		dctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-		_, err := Call[struct{}, struct{}](dctx, hc, route, struct{}{})
+		_, err := rt.Call(dctx, hc, struct{}{})
 		cancel()
 		if !fsm.IsCode(err, want) {
-			t.Errorf("%s past the client's deadline = %v, want %s", route, err, want)
+			t.Errorf("%s past the client's deadline = %v, want %s", rt.Name, err, want)
 		}
 	}
 }

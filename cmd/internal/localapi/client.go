@@ -45,13 +45,13 @@ func NewClient(stateDir string) *Client {
 
 // Ping reports whether a Runner answers.
 func (c *Client) Ping(ctx context.Context) error {
-	_, err := Call[struct{}, map[string]any](ctx, c, "ping", struct{}{})
+	_, err := Ping.Call(ctx, c, struct{}{})
 	return err
 }
 
-// Call sends one typed request to route name. A refusal comes back as the
-// same *fsm.Refusal; an unreachable socket wraps ErrUnreachable.
-func Call[Req, Resp any](ctx context.Context, c *Client, name string, req Req) (Resp, error) {
+// remoteCall sends one typed request to rt over the socket.
+func remoteCall[Req, Resp any](ctx context.Context, c *Client, rt Route[Req, Resp], req Req) (Resp, error) {
+	name := rt.Name
 	var zero Resp
 	body, err := json.Marshal(req)
 	if err != nil {
@@ -80,12 +80,12 @@ func Call[Req, Resp any](ctx context.Context, c *Client, name string, req Req) (
 	}))
 	resp, err := c.hc.Do(hreq)
 	if err != nil {
-		return zero, lostCall(ctx, name, sent.Load(), err)
+		return zero, lostCall(ctx, rt.Name, rt.Effect, sent.Load(), err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
 	if err != nil {
-		return zero, lostCall(ctx, name, true, err)
+		return zero, lostCall(ctx, rt.Name, rt.Effect, true, err)
 	}
 	var env struct {
 		Result  json.RawMessage `json:"result"`

@@ -28,7 +28,7 @@ func slowBody(t *testing.T, sock string) net.Conn {
 func TestSlowBodiesCannotLockCallersOut(t *testing.T) {
 	dir := t.TempDir()
 	rt := &Routes{}
-	Handle(rt, "ping", func(context.Context, struct{}) (map[string]any, error) { return map[string]any{"ok": true}, nil })
+	Serve(rt, Ping, func(context.Context, struct{}) (PingResult, error) { return PingResult{OK: true}, nil })
 	srv := startServer(t, dir, &Server{Routes: rt})
 	c := NewClient(dir)
 	sock := filepath.Join(dir, SocketName)
@@ -44,7 +44,7 @@ func TestSlowBodiesCannotLockCallersOut(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), requestReadTimeout/2)
 	defer cancel()
 	for i := range 3 {
-		if _, err := Call[struct{}, map[string]any](ctx, c, "ping", struct{}{}); err != nil {
+		if _, err := Ping.Call(ctx, c, struct{}{}); err != nil {
 			t.Fatalf("call %d behind %d slow bodies: %v", i, len(held), err)
 		}
 	}
@@ -60,17 +60,18 @@ func TestRunningCallIsNotEvicted(t *testing.T) {
 	release := make(chan struct{})
 	started := make(chan struct{}, 2)
 	rt := &Routes{}
-	Handle(rt, "block", func(context.Context, struct{}) (map[string]any, error) {
+	block := Route[struct{}, struct{}]{Name: "block"}
+	Serve(rt, block, func(context.Context, struct{}) (struct{}, error) {
 		started <- struct{}{}
 		<-release
-		return map[string]any{"ok": true}, nil
+		return struct{}{}, nil
 	})
 	startServer(t, dir, &Server{Routes: rt, MaxConns: 2})
 
 	errs := make(chan error, 2)
 	for range 2 {
 		go func() {
-			_, err := Call[struct{}, map[string]any](context.Background(), NewClient(dir), "block", struct{}{})
+			_, err := block.Call(context.Background(), NewClient(dir), struct{}{})
 			errs <- err
 		}()
 	}

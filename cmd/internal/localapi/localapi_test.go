@@ -20,12 +20,19 @@ type echoReq struct {
 	Say string `json:"say"`
 }
 
+var (
+	echo   = Route[echoReq, echoReq]{Name: "echo"}
+	refuse = Route[struct{}, struct{}]{Name: "refuse"}
+	// echoLoose sends what echo's request type does not have.
+	echoLoose = Route[map[string]int, echoReq]{Name: "echo"}
+)
+
 func testServer(t *testing.T, dir string) *Client {
 	t.Helper()
 	rt := &Routes{}
-	Handle(rt, "ping", func(context.Context, struct{}) (map[string]any, error) { return map[string]any{"ok": true}, nil })
-	Handle(rt, "echo", func(_ context.Context, r echoReq) (echoReq, error) { return r, nil })
-	Handle(rt, "refuse", func(context.Context, struct{}) (struct{}, error) {
+	Serve(rt, Ping, func(context.Context, struct{}) (PingResult, error) { return PingResult{OK: true}, nil })
+	Serve(rt, echo, func(_ context.Context, r echoReq) (echoReq, error) { return r, nil })
+	Serve(rt, refuse, func(context.Context, struct{}) (struct{}, error) {
 		return struct{}{}, fsm.Refuse(fsm.LeaseHeld, "in use")
 	})
 	ln, err := Listen(dir)
@@ -42,14 +49,14 @@ func testServer(t *testing.T, dir string) *Client {
 func TestRoundTripAndRefusal(t *testing.T) {
 	c := testServer(t, t.TempDir())
 	ctx := context.Background()
-	got, err := Call[echoReq, echoReq](ctx, c, "echo", echoReq{Say: "hi"})
+	got, err := echo.Call(ctx, c, echoReq{Say: "hi"})
 	if err != nil || got.Say != "hi" {
 		t.Fatalf("echo = %+v, %v", got, err)
 	}
-	if _, err := Call[struct{}, struct{}](ctx, c, "refuse", struct{}{}); !fsm.IsCode(err, fsm.LeaseHeld) {
+	if _, err := refuse.Call(ctx, c, struct{}{}); !fsm.IsCode(err, fsm.LeaseHeld) {
 		t.Fatalf("refusal did not arrive intact: %v", err)
 	}
-	if _, err := Call[map[string]int, echoReq](ctx, c, "echo", map[string]int{"unknown": 1}); !fsm.IsCode(err, fsm.InvalidArgument) {
+	if _, err := echoLoose.Call(ctx, c, map[string]int{"unknown": 1}); !fsm.IsCode(err, fsm.InvalidArgument) {
 		t.Fatalf("unknown field = %v, want invalid_argument", err)
 	}
 }
@@ -168,4 +175,31 @@ func TestPeerChild(t *testing.T) {
 	var status int
 	fmt.Sscanf(string(buf[:n]), "HTTP/1.1 %d", &status)
 	fmt.Printf("STATUS %d\n", status)
+}
+
+// TestInProcessCall: a route called on a *Routes runs its registered
+// handler directly, refusals intact, and a route not served there is
+// refused as unavailable.
+func TestInProcessCall(t *testing.T) {
+	rt := &Routes{}
+	Serve(rt, echo, func(_ context.Context, r echoReq) (echoReq, error) { return r, nil })
+	Serve(rt, refuse, func(context.Context, struct{}) (struct{}, error) {
+		return struct{}{}, fsm.Refuse(fsm.LeaseHeld, "in use")
+	})
+	ctx := context.Background()
+	if got, err := echo.Call(ctx, rt, echoReq{Say: "hi"}); err != nil || got.Say != "hi" {
+		t.Fatalf("echo = %+v, %v", got, err)
+	}
+	if _, err := refuse.Call(ctx, rt, struct{}{}); !fsm.IsCode(err, fsm.LeaseHeld) {
+		t.Fatalf("refusal = %v", err)
+	}
+	if _, err := Ping.Call(ctx, rt, struct{}{}); !fsm.IsCode(err, fsm.RouteUnavailable) {
+		t.Fatalf("unserved route = %v, want %s", err, fsm.RouteUnavailable)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a second registration of echo did not panic")
+		}
+	}()
+	Serve(rt, echo, func(_ context.Context, r echoReq) (echoReq, error) { return r, nil })
 }

@@ -4,6 +4,7 @@
 package localapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,28 +56,16 @@ type Handler func(ctx context.Context, raw json.RawMessage) (any, error)
 
 // Routes is the route table. A duplicate registration panics.
 type Routes struct {
-	m map[string]Handler
+	m     map[string]Handler
+	typed map[string]any // name -> func(context.Context, Req) (Resp, error)
 }
 
-// Handle registers a typed route.
-func Handle[Req, Resp any](r *Routes, name string, fn func(ctx context.Context, req Req) (Resp, error)) {
-	if r.m == nil {
-		r.m = map[string]Handler{}
-	}
-	if _, dup := r.m[name]; dup {
-		panic("localapi: duplicate route " + name)
-	}
-	r.m[name] = func(ctx context.Context, raw json.RawMessage) (any, error) {
-		var req Req
-		if len(raw) > 0 {
-			dec := json.NewDecoder(strings.NewReader(string(raw)))
-			dec.DisallowUnknownFields()
-			if err := dec.Decode(&req); err != nil {
-				return nil, fsm.Refusef(fsm.InvalidArgument, "malformed request for %s", name)
-			}
-		}
-		return fn(ctx, req)
-	}
+// decodeStrict decodes a request, refusing fields the request type does
+// not have.
+func decodeStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // Names returns the registered route names.

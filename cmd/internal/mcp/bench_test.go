@@ -125,11 +125,11 @@ func BenchmarkToolCall(b *testing.B) {
 	d := startDaemon(b)
 	defer d.stop(b)
 	ctx := context.Background()
-	bi, err := localapi.Call[localapi.LaunchRequest, localapi.BrowserInfo](ctx, d.c, "launch", localapi.LaunchRequest{})
+	bi, err := localapi.Launch.Call(ctx, d.c, localapi.LaunchRequest{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	pi, err := localapi.Call[localapi.OpenRequest, localapi.PageInfo](ctx, d.c, "open", localapi.OpenRequest{Browser: bi.ID, URL: srv.URL + "/"})
+	pi, err := localapi.Open.Call(ctx, d.c, localapi.OpenRequest{Browser: bi.ID, URL: srv.URL + "/"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -142,14 +142,14 @@ func BenchmarkToolCall(b *testing.B) {
 		{"evaluate",
 			func() { s.ok("browser_evaluate", map[string]any{"page": page, "expression": "document.title"}) },
 			func() {
-				if _, err := localapi.Call[localapi.EvalRequest, localapi.EvalResult](ctx, d.c, "eval", localapi.EvalRequest{Page: pi.ID, Expr: "document.title"}); err != nil {
+				if _, err := localapi.Eval.Call(ctx, d.c, localapi.EvalRequest{Page: pi.ID, Expr: "document.title"}); err != nil {
 					b.Fatal(err)
 				}
 			}},
 		{"snapshot",
 			func() { s.ok("browser_snapshot", map[string]any{"page": page}) },
 			func() {
-				if _, err := localapi.Call[localapi.SnapshotRequest, map[string]any](ctx, d.c, "snapshot", localapi.SnapshotRequest{Page: pi.ID}); err != nil {
+				if _, err := localapi.Snapshot.Call(ctx, d.c, localapi.SnapshotRequest{Page: pi.ID}); err != nil {
 					b.Fatal(err)
 				}
 			}},
@@ -158,7 +158,7 @@ func BenchmarkToolCall(b *testing.B) {
 				s.ok("browser_click", map[string]any{"page": page, "target": map[string]any{"role": "button", "name": "Count"}})
 			},
 			func() {
-				if _, err := localapi.Call[localapi.ActRequest, map[string]any](ctx, d.c, "act", localapi.ActRequest{Page: pi.ID, Action: "click", Target: button}); err != nil {
+				if _, err := localapi.Act.Call(ctx, d.c, localapi.ActRequest{Page: pi.ID, Action: "click", Target: button}); err != nil {
 					b.Fatal(err)
 				}
 			}},

@@ -26,11 +26,11 @@ func TestRunnerModeKeepsTheCreatorsBoundary(t *testing.T) {
 	defer d.stop(t)
 	ctx := t.Context()
 	// The owner's browser, as `webcodex launch` and `webcodex open` make it.
-	b, err := localapi.Call[localapi.LaunchRequest, localapi.BrowserInfo](ctx, d.c, "launch", localapi.LaunchRequest{})
+	b, err := localapi.Launch.Call(ctx, d.c, localapi.LaunchRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := localapi.Call[localapi.OpenRequest, localapi.PageInfo](ctx, d.c, "open", localapi.OpenRequest{Browser: b.ID, URL: other.URL + "/"})
+	p, err := localapi.Open.Call(ctx, d.c, localapi.OpenRequest{Browser: b.ID, URL: other.URL + "/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestRunnerModeKeepsTheCreatorsBoundary(t *testing.T) {
 		t.Fatalf("the session's own navigate = %v", nav)
 	}
 	// And the owner's page is untouched.
-	rd, err := localapi.Call[localapi.ReadRequest, localapi.ReadResult](ctx, d.c, "read", localapi.ReadRequest{Page: p.ID})
+	rd, err := localapi.Read.Call(ctx, d.c, localapi.ReadRequest{Page: p.ID})
 	if err != nil || !strings.Contains(rd.Text, secret) {
 		t.Fatalf("the owner's page after the session = %+v, %v", rd, err)
 	}

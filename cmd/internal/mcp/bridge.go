@@ -8,11 +8,6 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 )
 
-// AttachOffer carries browser_attach {offer} to a running Runner.
-func (r Remote) AttachOffer(ctx context.Context, req localapi.AttachOfferRequest) (localapi.AttachResult, error) {
-	return rcall[localapi.AttachOfferRequest, localapi.AttachResult](ctx, r.C, "attach_offer", req)
-}
-
 // attachOffer is browser_attach {offer}: the tab the person shared from
 // the webcodex extension, under this server's allowlist and evaluate
 // switch. The person's Share was the consent: there is no approval step,
@@ -23,7 +18,7 @@ func (s *Server) attachOffer(ctx context.Context, in attachIn) (any, error) {
 	}
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
-	res, err := s.opts.Backend.AttachOffer(ctx, localapi.AttachOfferRequest{Offer: in.Offer, Allow: s.opts.Allow, AllowEvaluate: s.opts.AllowEvaluate})
+	res, err := call(ctx, s.runner, localapi.AttachOffer, localapi.AttachOfferRequest{Offer: in.Offer, Allow: s.opts.Allow, AllowEvaluate: s.opts.AllowEvaluate})
 	if err != nil {
 		return nil, err
 	}

@@ -126,8 +126,7 @@ func runServer(f *cli.Factory, o cmdOptions) error {
 		// The daemon is shared: this server declares its owner's limits on
 		// every call, and sees only browsers created under the same ones.
 		c.Boundary = &localapi.Boundary{Allow: origin.Canonical(o.allow), AllowEvaluate: o.allowEvaluate, Scopes: scopes.List()}
-		remote := Remote{C: c}
-		opts.Backend = remote
+		opts.Runner = c
 		// The daemon outlives this session: end it, so the browsers it
 		// launched close (unless kept) and those it attached detach. The
 		// daemon also ends it when this process is gone.
@@ -135,7 +134,7 @@ func runServer(f *cli.Factory, o cmdOptions) error {
 			ectx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 			defer cancel()
 			ectx = localapi.WithCaller(ectx, localapi.Caller{Session: opts.Session})
-			if _, err := remote.EndSession(ectx); err != nil {
+			if _, err := localapi.EndSession.Call(ectx, c, struct{}{}); err != nil {
 				logger.Printf("ending the session on the Runner: %v", err)
 			}
 		}()
@@ -155,7 +154,7 @@ func runServer(f *cli.Factory, o cmdOptions) error {
 		} else {
 			defer closeApprovals()
 		}
-		opts.Backend, opts.Embedded = r, true
+		opts.Runner, opts.Embedded = r.Routes(), r
 	}
 	s := NewServer(opts)
 	t := &sdk.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}}
@@ -274,7 +273,7 @@ func findApproval(ctx context.Context, id string) (*localapi.Client, localapi.Ap
 		}
 		c := localapi.NewClient(filepath.Join(dir, approvalDir, e.Name()))
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		info, err := localapi.Call[localapi.ApprovalRequest, localapi.ApprovalSummary](cctx, c, "approval", localapi.ApprovalRequest{ID: id})
+		info, err := localapi.Approval.Call(cctx, c, localapi.ApprovalRequest{ID: id})
 		cancel()
 		if err == nil {
 			return c, info, nil

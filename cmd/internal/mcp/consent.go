@@ -27,15 +27,6 @@ import (
 // cannot reach: no tool argument can approve. A state token is used once,
 // expires with its request, and must come back with the same arguments.
 
-// hostDenier records a person's "deny" answered through the host: only
-// the embedded Runner has it (a daemon's answers come from a terminal,
-// with the terminal checks).
-type hostDenier interface {
-	DenyFromHost(ctx context.Context, id string) error
-}
-
-var _ hostDenier = (*runner.Runner)(nil)
-
 func refusalCodeOf(err error) string {
 	if ref, ok := fsm.AsRefusal(err); ok {
 		return string(ref.Code)
@@ -60,10 +51,7 @@ type pendingAsk struct {
 // Runner is embedded (a daemon's approvals come from a terminal) and the
 // client declared form elicitation.
 func (s *Server) canAskHost(req *sdk.CallToolRequest) bool {
-	if !s.opts.Embedded || req == nil {
-		return false
-	}
-	if _, ok := s.opts.Backend.(hostApprover); !ok {
+	if s.opts.Embedded == nil || req == nil {
 		return false
 	}
 	caps := req.ClientCapabilities()
@@ -77,7 +65,7 @@ func (s *Server) canAskHost(req *sdk.CallToolRequest) bool {
 // consentRefusal is browser_consent_required with the command the person
 // runs when the host cannot ask them.
 func (s *Server) consentRefusal(id string) error {
-	if s.opts.Embedded {
+	if s.opts.Embedded != nil {
 		return fsm.Refusef(fsm.ConsentRequired, "approval request %s: this MCP client cannot ask the person, so they run `webcodex mcp approve %s` in a terminal on this machine; then call browser_attach again", id, id)
 	}
 	return fsm.Refusef(fsm.ConsentRequired, "approval request %s: the person runs `webcodex approve %s` in a terminal on this machine; then call browser_attach again", id, id)
@@ -116,7 +104,7 @@ func argsKey(in attachIn) string {
 	return string(b)
 }
 
-func (s *Server) attach(ctx context.Context, c *call, in attachIn) (any, error) {
+func (s *Server) attach(ctx context.Context, c *toolCall, in attachIn) (any, error) {
 	if !s.opts.AllowAttach {
 		return nil, fsm.Refuse(fsm.ScopeDenied, "attaching to the person's own browser is off: the owner starts the server with --allow-attach")
 	}
@@ -132,7 +120,7 @@ func (s *Server) attach(ctx context.Context, c *call, in attachIn) (any, error) 
 	if c.req.Params.RequestState != "" || len(c.req.Params.InputResponses) > 0 {
 		return s.attachAnswered(ctx, c, in, req)
 	}
-	res, err := s.opts.Backend.Attach(ctx, req)
+	res, err := call(ctx, s.runner, localapi.Attach, req)
 	if err == nil {
 		return s.attached(res), nil
 	}
@@ -143,7 +131,7 @@ func (s *Server) attach(ctx context.Context, c *call, in attachIn) (any, error) 
 	if !s.canAskHost(c.req) {
 		return nil, s.consentRefusal(id)
 	}
-	info, err := s.opts.Backend.ApprovalInfo(ctx, localapi.ApprovalRequest{ID: id})
+	info, err := call(ctx, s.runner, localapi.Approval, localapi.ApprovalRequest{ID: id})
 	if err != nil {
 		return nil, err
 	}
@@ -196,7 +184,7 @@ func (s *Server) ask(approval, args string, expires time.Time) (string, error) {
 // token must name an open question about these arguments; allow approves
 // that request in the embedded Runner and the attach is retried once; any
 // other answer denies it.
-func (s *Server) attachAnswered(ctx context.Context, c *call, in attachIn, req localapi.AttachRequest) (any, error) {
+func (s *Server) attachAnswered(ctx context.Context, c *toolCall, in attachIn, req localapi.AttachRequest) (any, error) {
 	token := c.req.Params.RequestState
 	s.mu.Lock()
 	ask, ok := s.asks[token]
@@ -210,22 +198,21 @@ func (s *Server) attachAnswered(ctx context.Context, c *call, in attachIn, req l
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the host sent no answer to the approval question; call browser_attach again")
 	}
 	if ans.Action != "accept" || ans.Content["decision"] != "allow" {
-		if hd, ok := s.opts.Backend.(hostDenier); ok && s.opts.Embedded {
-			if err := hd.DenyFromHost(ctx, ask.approval); err != nil {
+		if s.opts.Embedded != nil {
+			if err := s.opts.Embedded.DenyFromHost(ctx, ask.approval); err != nil {
 				s.logf("mcp: recording the denial failed: %s", refusalCodeOf(err))
 			}
 		}
 		return nil, fsm.Refuse(fsm.ConsentRevoked, "the person did not allow the attach; nothing was attached")
 	}
-	ha, ok := s.opts.Backend.(hostApprover)
-	if !ok || !s.opts.Embedded {
+	if s.opts.Embedded == nil {
 		return nil, s.consentRefusal(ask.approval)
 	}
-	if err := ha.ApproveFromHost(ctx, ask.approval); err != nil {
+	if err := s.opts.Embedded.ApproveFromHost(ctx, ask.approval); err != nil {
 		return nil, err
 	}
 	req.Request = ask.approval
-	res, err := s.opts.Backend.Attach(ctx, req)
+	res, err := call(ctx, s.runner, localapi.Attach, req)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func TestRunnerMode(t *testing.T) {
 		t.Fatalf("status = %v", st)
 	}
 	// The daemon has it too.
-	got, err := localapi.Call[struct{}, localapi.Status](t.Context(), d.c, "status", struct{}{})
+	got, err := localapi.GetStatus.Call(t.Context(), d.c, struct{}{})
 	if err != nil || len(got.Browsers) != 1 {
 		t.Fatalf("daemon status = %+v, %v", got, err)
 	}

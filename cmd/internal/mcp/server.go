@@ -25,6 +25,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/runner"
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -46,12 +47,14 @@ const (
 
 // Options configure a Server.
 type Options struct {
-	// Backend is the Runner: embedded (*runner.Runner) or Remote.
-	Backend Backend
-	// Embedded says the Runner lives in this process: host approvals reach
-	// it, and refusals name `webcodex mcp approve` rather than
+	// Runner reaches the Runner's routes: the embedded Runner's route
+	// table, or the local API client of a running daemon (--runner).
+	Runner localapi.Invoker
+	// Embedded is the Runner when it lives in this process (nil with
+	// --runner): host approvals reach it, it audits calls refused before
+	// they reach it, and refusals name `webcodex mcp approve` rather than
 	// `webcodex approve`.
-	Embedded bool
+	Embedded *runner.Runner
 	Scopes   Scopes
 	// Allow is the owner's origin allowlist for every browser the server
 	// launches or attaches. No tool argument widens it.
@@ -72,8 +75,9 @@ type Options struct {
 
 // Server is the MCP server. Safe for concurrent tool calls.
 type Server struct {
-	opts Options
-	srv  *sdk.Server
+	opts   Options
+	runner localapi.Invoker // opts.Runner
+	srv    *sdk.Server
 
 	mu      sync.Mutex // mu guards the fields that follow
 	current struct{ browser, page string }
@@ -82,7 +86,7 @@ type Server struct {
 
 // NewServer builds the server and its tools.
 func NewServer(opts Options) *Server {
-	s := &Server{opts: opts, asks: map[string]pendingAsk{}}
+	s := &Server{opts: opts, runner: opts.Runner, asks: map[string]pendingAsk{}}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "webcodex", Title: "webcodex browser control", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
@@ -92,6 +96,11 @@ func NewServer(opts Options) *Server {
 }
 
 const instructions = `webcodex drives a real Chromium for you. Start with browser_launch (a fresh, empty browser) or, when the owner allowed it, browser_discover then browser_attach (the person's own browser, after they approve). browser_navigate loads a page; browser_snapshot returns an outline with element refs (eN) and a snapshotId: pass both to browser_click, browser_type and the other element tools, or name elements semantically with target {role,name | label | text | placeholder | testId | css}. Refusals come back as {"refusal":{"code","detail","next"}}: follow "next". Sites outside the owner's allowed origins are refused and stay unreadable; no argument changes that.`
+
+// call runs one route on the Runner, embedded or remote alike.
+func call[Req, Resp any](ctx context.Context, inv localapi.Invoker, rt localapi.Route[Req, Resp], req Req) (Resp, error) {
+	return rt.Call(ctx, inv, req)
+}
 
 // Run serves MCP on t until the client disconnects or ctx ends.
 func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
@@ -114,8 +123,8 @@ type toolSpec struct {
 	openWorld         bool
 }
 
-// call is one tool call as a handler sees it.
-type call struct {
+// toolCall is one tool call as a handler sees it.
+type toolCall struct {
 	tool string
 	req  *sdk.CallToolRequest
 }
@@ -125,7 +134,7 @@ type call struct {
 // here (not by the SDK), so a bad argument is an invalid_argument refusal
 // like any other. fn returns the structured result, or a
 // *sdk.CallToolResult it built itself (images, elicitation).
-func addTool[In any](s *Server, spec toolSpec, tweak func(*jsonschema.Schema), fn func(ctx context.Context, c *call, in In) (any, error)) {
+func addTool[In any](s *Server, spec toolSpec, tweak func(*jsonschema.Schema), fn func(ctx context.Context, c *toolCall, in In) (any, error)) {
 	schema, err := jsonschema.For[In](&jsonschema.ForOptions{})
 	if err != nil {
 		panic(fmt.Errorf("mcp: schema of %s: %w", spec.name, err))
@@ -145,11 +154,11 @@ func addTool[In any](s *Server, spec toolSpec, tweak func(*jsonschema.Schema), f
 		Annotations: &sdk.ToolAnnotations{Title: spec.title, ReadOnlyHint: spec.readOnly, DestructiveHint: &destructive, OpenWorldHint: &open},
 	}
 	s.srv.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		c := &call{tool: spec.name, req: req}
+		c := &toolCall{tool: spec.name, req: req}
 		ctx = runner.WithCaller(ctx, runner.Caller{Session: s.opts.Session, Tool: spec.name})
 		if err := s.checkAny(spec.name, spec.anyOf); err != nil {
-			if a, ok := s.opts.Backend.(refusalAuditor); ok {
-				a.AuditRefused(ctx, spec.name, err)
+			if s.opts.Embedded != nil { // a daemon audits what reaches it
+				s.opts.Embedded.AuditRefused(ctx, spec.name, err)
 			}
 			return errorResult(err), nil
 		}
@@ -267,7 +276,7 @@ func (s *Server) dropStaleCurrent(ctx context.Context, err error) {
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	st, serr := s.opts.Backend.Status(sctx)
+	st, serr := call(sctx, s.runner, localapi.GetStatus, struct{}{})
 	if serr != nil {
 		return
 	}

@@ -85,7 +85,7 @@ func TestRunnerSessionsOwnTheirBrowsers(t *testing.T) {
 	second.cs.Close() // the session ends: its browser is closed, the first's stays
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		got, err := localapi.Call[struct{}, localapi.Status](t.Context(), d.c, "status", struct{}{})
+		got, err := localapi.GetStatus.Call(t.Context(), d.c, struct{}{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -165,7 +165,7 @@ func (s *Server) page(ctx context.Context, explicit string) (string, error) {
 	if cp != "" {
 		return cp, nil
 	}
-	st, err := s.opts.Backend.Status(ctx)
+	st, err := call(ctx, s.runner, localapi.GetStatus, struct{}{})
 	if err != nil {
 		return "", err
 	}
@@ -197,7 +197,7 @@ func (s *Server) page(ctx context.Context, explicit string) (string, error) {
 // browser returns the browser a tool acts on: the explicit id, else the
 // current browser, else the first one.
 func (s *Server) browser(ctx context.Context, explicit string) (localapi.BrowserInfo, error) {
-	st, err := s.opts.Backend.Status(ctx)
+	st, err := call(ctx, s.runner, localapi.GetStatus, struct{}{})
 	if err != nil {
 		return localapi.BrowserInfo{}, err
 	}
@@ -228,7 +228,7 @@ func (s *Server) withSnapshot(ctx context.Context, out map[string]any, page stri
 	if !want {
 		return out
 	}
-	raw, err := s.opts.Backend.Snapshot(ctx, localapi.SnapshotRequest{Page: page})
+	raw, err := call(ctx, s.runner, localapi.Snapshot, localapi.SnapshotRequest{Page: page})
 	if err != nil {
 		if ref, ok := fsm.AsRefusal(err); ok {
 			out["snapshot_refusal"] = ref
@@ -250,7 +250,7 @@ func (s *Server) act(ctx context.Context, pageArg string, req localapi.ActReques
 		return nil, err
 	}
 	req.Page = page
-	raw, err := s.opts.Backend.Act(ctx, req)
+	raw, err := call(ctx, s.runner, localapi.Act, req)
 	if err != nil {
 		return nil, err
 	}
@@ -260,13 +260,13 @@ func (s *Server) act(ctx context.Context, pageArg string, req localapi.ActReques
 // serverFacts describes this server for status and discover. It never
 // lists the allowed origins: the agent learns a site is refused when it
 // asks for it, not what is allowed.
-func (s *Server) serverFacts(c *call) map[string]any {
+func (s *Server) serverFacts(c *toolCall) map[string]any {
 	origins := "restricted to the owner's allowed origins"
 	if len(s.opts.Allow) == 0 {
 		origins = "open web (http, https) for launched browsers; nothing for attached ones"
 	}
 	mode := "daemon"
-	if s.opts.Embedded {
+	if s.opts.Embedded != nil {
 		mode = "embedded"
 	}
 	return map[string]any{
@@ -283,14 +283,14 @@ func (s *Server) serverFacts(c *call) map[string]any {
 
 // ---------------------------------------------------------------- browsers
 
-func (s *Server) launch(ctx context.Context, c *call, in launchIn) (any, error) {
+func (s *Server) launch(ctx context.Context, c *toolCall, in launchIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	return s.doLaunch(ctx, in)
 }
 
 func (s *Server) doLaunch(ctx context.Context, in launchIn) (map[string]any, error) {
-	bi, err := s.opts.Backend.Launch(ctx, localapi.LaunchRequest{Managed: in.Managed, Headless: in.Headless, Allow: s.opts.Allow, Keep: in.Keep})
+	bi, err := call(ctx, s.runner, localapi.Launch, localapi.LaunchRequest{Managed: in.Managed, Headless: in.Headless, Allow: s.opts.Allow, Keep: in.Keep})
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +298,7 @@ func (s *Server) doLaunch(ctx context.Context, in launchIn) (map[string]any, err
 	if len(bi.Pages) > 0 {
 		page = bi.Pages[0].ID
 	} else {
-		pi, err := s.opts.Backend.Open(ctx, localapi.OpenRequest{Browser: bi.ID})
+		pi, err := call(ctx, s.runner, localapi.Open, localapi.OpenRequest{Browser: bi.ID})
 		if err != nil {
 			return nil, err
 		}
@@ -309,10 +309,10 @@ func (s *Server) doLaunch(ctx context.Context, in launchIn) (map[string]any, err
 	return map[string]any{"browser": bi, "page": page}, nil
 }
 
-func (s *Server) discover(ctx context.Context, c *call, _ emptyIn) (any, error) {
+func (s *Server) discover(ctx context.Context, c *toolCall, _ emptyIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
-	d, err := s.opts.Backend.Discover(ctx, struct{}{})
+	d, err := call(ctx, s.runner, localapi.Discover, struct{}{})
 	if err != nil {
 		return nil, err
 	}
@@ -321,10 +321,10 @@ func (s *Server) discover(ctx context.Context, c *call, _ emptyIn) (any, error) 
 	return map[string]any{"discover": d, "launch_allowed": launchAllowed, "server": s.serverFacts(c)}, nil
 }
 
-func (s *Server) status(ctx context.Context, c *call, _ emptyIn) (any, error) {
+func (s *Server) status(ctx context.Context, c *toolCall, _ emptyIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
-	st, err := s.opts.Backend.Status(ctx)
+	st, err := call(ctx, s.runner, localapi.GetStatus, struct{}{})
 	if err != nil {
 		return nil, err
 	}
@@ -335,14 +335,14 @@ func (s *Server) status(ctx context.Context, c *call, _ emptyIn) (any, error) {
 	}, nil
 }
 
-func (s *Server) reconnect(ctx context.Context, c *call, in browserIn) (any, error) {
+func (s *Server) reconnect(ctx context.Context, c *toolCall, in browserIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, attachTimeout)
 	defer cancel()
 	b, err := s.browser(ctx, in.Browser)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.opts.Backend.Reconnect(ctx, localapi.BrowserRequest{Browser: b.ID})
+	res, err := call(ctx, s.runner, localapi.Reconnect, localapi.BrowserRequest{Browser: b.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +354,7 @@ func (s *Server) reconnect(ctx context.Context, c *call, in browserIn) (any, err
 	return map[string]any{"reconnect": res, "next": "list tabs (browser_tabs) and take a new snapshot: old page ids and refs are refused"}, nil
 }
 
-func (s *Server) closeBrowser(ctx context.Context, c *call, in browserIn) (any, error) {
+func (s *Server) closeBrowser(ctx context.Context, c *toolCall, in browserIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	b, err := s.browser(ctx, in.Browser)
@@ -368,7 +368,7 @@ func (s *Server) closeBrowser(ctx context.Context, c *call, in browserIn) (any, 
 	if err := s.opts.Scopes.check(c.tool, need); err != nil {
 		return nil, err
 	}
-	res, err := s.opts.Backend.Close(ctx, localapi.BrowserRequest{Browser: b.ID})
+	res, err := call(ctx, s.runner, localapi.Close, localapi.BrowserRequest{Browser: b.ID})
 	if err != nil {
 		return nil, err
 	}
@@ -376,13 +376,13 @@ func (s *Server) closeBrowser(ctx context.Context, c *call, in browserIn) (any, 
 	return res, nil
 }
 
-func (s *Server) adopt(ctx context.Context, c *call, in browserIn) (any, error) {
+func (s *Server) adopt(ctx context.Context, c *toolCall, in browserIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	if in.Browser == "" {
 		return nil, fsm.Refuse(fsm.InvalidArgument, "adopt needs the browser id")
 	}
-	bi, err := s.opts.Backend.Adopt(ctx, localapi.BrowserRequest{Browser: in.Browser})
+	bi, err := call(ctx, s.runner, localapi.Adopt, localapi.BrowserRequest{Browser: in.Browser})
 	if err != nil {
 		return nil, err
 	}
@@ -396,7 +396,7 @@ func (s *Server) adopt(ctx context.Context, c *call, in browserIn) (any, error) 
 
 // ---------------------------------------------------------------- pages
 
-func (s *Server) navigate(ctx context.Context, c *call, in navigateIn) (any, error) {
+func (s *Server) navigate(ctx context.Context, c *toolCall, in navigateIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
@@ -412,7 +412,7 @@ func (s *Server) navigate(ctx context.Context, c *call, in navigateIn) (any, err
 	if err != nil {
 		return nil, err
 	}
-	nav, err := s.opts.Backend.Goto(ctx, localapi.GotoRequest{Page: page, URL: in.URL})
+	nav, err := call(ctx, s.runner, localapi.Goto, localapi.GotoRequest{Page: page, URL: in.URL})
 	if err != nil {
 		return nil, err
 	}
@@ -427,7 +427,7 @@ func (s *Server) navigate(ctx context.Context, c *call, in navigateIn) (any, err
 	return s.withSnapshot(ctx, out, page, in.Snapshot), nil
 }
 
-func (s *Server) snapshot(ctx context.Context, c *call, in snapshotIn) (any, error) {
+func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
@@ -438,14 +438,14 @@ func (s *Server) snapshot(ctx context.Context, c *call, in snapshotIn) (any, err
 	if in.Scope != nil && !in.Scope.empty() {
 		req.Scope = in.Scope.wire()
 	}
-	raw, err := s.opts.Backend.Snapshot(ctx, req)
+	raw, err := call(ctx, s.runner, localapi.Snapshot, req)
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"page": page, "snapshot": raw}, nil
 }
 
-func (s *Server) click(ctx context.Context, c *call, in clickIn) (any, error) {
+func (s *Server) click(ctx context.Context, c *toolCall, in clickIn) (any, error) {
 	t, err := in.target(true)
 	if err != nil {
 		return nil, err
@@ -453,7 +453,7 @@ func (s *Server) click(ctx context.Context, c *call, in clickIn) (any, error) {
 	return s.act(ctx, in.Page, localapi.ActRequest{Action: "click", Target: t}, in.Snapshot)
 }
 
-func (s *Server) hover(ctx context.Context, c *call, in clickIn) (any, error) {
+func (s *Server) hover(ctx context.Context, c *toolCall, in clickIn) (any, error) {
 	t, err := in.target(true)
 	if err != nil {
 		return nil, err
@@ -461,7 +461,7 @@ func (s *Server) hover(ctx context.Context, c *call, in clickIn) (any, error) {
 	return s.act(ctx, in.Page, localapi.ActRequest{Action: "hover", Target: t}, in.Snapshot)
 }
 
-func (s *Server) typeText(ctx context.Context, c *call, in typeIn) (any, error) {
+func (s *Server) typeText(ctx context.Context, c *toolCall, in typeIn) (any, error) {
 	t, err := in.target(true)
 	if err != nil {
 		return nil, err
@@ -491,7 +491,7 @@ func (s *Server) typeText(ctx context.Context, c *call, in typeIn) (any, error) 
 	return m, nil
 }
 
-func (s *Server) fillForm(ctx context.Context, c *call, in fillFormIn) (any, error) {
+func (s *Server) fillForm(ctx context.Context, c *toolCall, in fillFormIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
@@ -528,7 +528,7 @@ func (s *Server) fillForm(ctx context.Context, c *call, in fillFormIn) (any, err
 		default:
 			return fail(fsm.Refuse(fsm.InvalidArgument, "type is textbox, checkbox, radio or combobox"))
 		}
-		raw, err := s.opts.Backend.Act(ctx, req)
+		raw, err := call(ctx, s.runner, localapi.Act, req)
 		if err != nil {
 			return fail(err)
 		}
@@ -537,7 +537,7 @@ func (s *Server) fillForm(ctx context.Context, c *call, in fillFormIn) (any, err
 	return s.withSnapshot(ctx, map[string]any{"page": page, "results": results}, page, in.Snapshot), nil
 }
 
-func (s *Server) pressKey(ctx context.Context, c *call, in pressKeyIn) (any, error) {
+func (s *Server) pressKey(ctx context.Context, c *toolCall, in pressKeyIn) (any, error) {
 	t, err := in.target(false)
 	if err != nil {
 		return nil, err
@@ -545,7 +545,7 @@ func (s *Server) pressKey(ctx context.Context, c *call, in pressKeyIn) (any, err
 	return s.act(ctx, in.Page, localapi.ActRequest{Action: "press", Target: t, Keys: in.Key}, in.Snapshot)
 }
 
-func (s *Server) selectOption(ctx context.Context, c *call, in selectIn) (any, error) {
+func (s *Server) selectOption(ctx context.Context, c *toolCall, in selectIn) (any, error) {
 	t, err := in.target(true)
 	if err != nil {
 		return nil, err
@@ -553,7 +553,7 @@ func (s *Server) selectOption(ctx context.Context, c *call, in selectIn) (any, e
 	return s.act(ctx, in.Page, localapi.ActRequest{Action: "select", Target: t, Values: in.Values}, in.Snapshot)
 }
 
-func (s *Server) waitFor(ctx context.Context, c *call, in waitIn) (any, error) {
+func (s *Server) waitFor(ctx context.Context, c *toolCall, in waitIn) (any, error) {
 	t, err := in.target(false)
 	if err != nil {
 		return nil, err
@@ -604,14 +604,14 @@ func (s *Server) waitFor(ctx context.Context, c *call, in waitIn) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := s.opts.Backend.Wait(ctx, localapi.WaitRequest{Page: page, Condition: cond, Text: text, Target: t, URL: in.URL, URLIncludes: in.URLIncludes, TimeoutMS: ms})
+	raw, err := call(ctx, s.runner, localapi.Wait, localapi.WaitRequest{Page: page, Condition: cond, Text: text, Target: t, URL: in.URL, URLIncludes: in.URLIncludes, TimeoutMS: ms})
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"page": page, "result": raw}, nil
 }
 
-func (s *Server) screenshot(ctx context.Context, c *call, in screenshotIn) (any, error) {
+func (s *Server) screenshot(ctx context.Context, c *toolCall, in screenshotIn) (any, error) {
 	t, err := in.target(false)
 	if err != nil {
 		return nil, err
@@ -622,7 +622,7 @@ func (s *Server) screenshot(ctx context.Context, c *call, in screenshotIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	shot, err := s.opts.Backend.Screenshot(ctx, localapi.ScreenshotRequest{Page: page, FullPage: in.FullPage, Target: t})
+	shot, err := call(ctx, s.runner, localapi.Screenshot, localapi.ScreenshotRequest{Page: page, FullPage: in.FullPage, Target: t})
 	if err != nil {
 		return nil, err
 	}
@@ -636,7 +636,7 @@ func (s *Server) screenshot(ctx context.Context, c *call, in screenshotIn) (any,
 	}, nil
 }
 
-func (s *Server) evaluate(ctx context.Context, c *call, in evaluateIn) (any, error) {
+func (s *Server) evaluate(ctx context.Context, c *toolCall, in evaluateIn) (any, error) {
 	expr := in.Expression
 	switch {
 	case (in.Expression == "") == (in.Function == ""):
@@ -650,14 +650,14 @@ func (s *Server) evaluate(ctx context.Context, c *call, in evaluateIn) (any, err
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.opts.Backend.Eval(ctx, localapi.EvalRequest{Page: page, Expr: expr})
+	res, err := call(ctx, s.runner, localapi.Eval, localapi.EvalRequest{Page: page, Expr: expr})
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"page": page, "value": res.Value, "truncated": res.Truncated}, nil
 }
 
-func (s *Server) upload(ctx context.Context, c *call, in uploadIn) (any, error) {
+func (s *Server) upload(ctx context.Context, c *toolCall, in uploadIn) (any, error) {
 	t, err := in.target(true)
 	if err != nil {
 		return nil, err
@@ -665,16 +665,16 @@ func (s *Server) upload(ctx context.Context, c *call, in uploadIn) (any, error) 
 	return s.act(ctx, in.Page, localapi.ActRequest{Action: "upload", Target: t, Files: in.Files}, false)
 }
 
-func (s *Server) handleDialog(ctx context.Context, c *call, in dialogIn) (any, error) {
+func (s *Server) handleDialog(ctx context.Context, c *toolCall, in dialogIn) (any, error) {
 	return s.act(ctx, in.Page, localapi.ActRequest{Action: "dialog", Accept: in.Accept, Text: in.PromptText}, false)
 }
 
-func (s *Server) tabs(ctx context.Context, c *call, in tabsIn) (any, error) {
+func (s *Server) tabs(ctx context.Context, c *toolCall, in tabsIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	switch in.Action {
 	case "list":
-		st, err := s.opts.Backend.Status(ctx)
+		st, err := call(ctx, s.runner, localapi.GetStatus, struct{}{})
 		if err != nil {
 			return nil, err
 		}
@@ -703,7 +703,7 @@ func (s *Server) tabs(ctx context.Context, c *call, in tabsIn) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		pi, err := s.opts.Backend.Open(ctx, localapi.OpenRequest{Browser: b.ID, URL: in.URL})
+		pi, err := call(ctx, s.runner, localapi.Open, localapi.OpenRequest{Browser: b.ID, URL: in.URL})
 		if err != nil {
 			return nil, err
 		}
@@ -716,7 +716,7 @@ func (s *Server) tabs(ctx context.Context, c *call, in tabsIn) (any, error) {
 		if in.Page == "" {
 			return nil, fsm.Refuse(fsm.InvalidArgument, "close needs the page id")
 		}
-		res, err := s.opts.Backend.ClosePage(ctx, localapi.ClosePageRequest{Page: in.Page})
+		res, err := call(ctx, s.runner, localapi.ClosePage, localapi.ClosePageRequest{Page: in.Page})
 		if err != nil {
 			return nil, err
 		}
@@ -726,7 +726,7 @@ func (s *Server) tabs(ctx context.Context, c *call, in tabsIn) (any, error) {
 		if in.Page == "" {
 			return nil, fsm.Refuse(fsm.InvalidArgument, "select needs the page id")
 		}
-		st, err := s.opts.Backend.Status(ctx)
+		st, err := call(ctx, s.runner, localapi.GetStatus, struct{}{})
 		if err != nil {
 			return nil, err
 		}
@@ -743,29 +743,29 @@ func (s *Server) tabs(ctx context.Context, c *call, in tabsIn) (any, error) {
 	return nil, fsm.Refusef(fsm.InvalidArgument, "unknown action %q", in.Action)
 }
 
-func (s *Server) console(ctx context.Context, c *call, in diagIn) (any, error) {
-	return s.diag(ctx, in, s.opts.Backend.Console)
+func (s *Server) console(ctx context.Context, c *toolCall, in diagIn) (any, error) {
+	return s.diag(ctx, in, localapi.Console)
 }
 
-func (s *Server) network(ctx context.Context, c *call, in diagIn) (any, error) {
-	return s.diag(ctx, in, s.opts.Backend.Network)
+func (s *Server) network(ctx context.Context, c *toolCall, in diagIn) (any, error) {
+	return s.diag(ctx, in, localapi.Network)
 }
 
-func (s *Server) diag(ctx context.Context, in diagIn, read func(context.Context, localapi.DiagRequest) (json.RawMessage, error)) (any, error) {
+func (s *Server) diag(ctx context.Context, in diagIn, rt localapi.Route[localapi.DiagRequest, json.RawMessage]) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := read(ctx, localapi.DiagRequest{Page: page, Since: in.Since, ErrorsOnly: in.ErrorsOnly, Clear: in.Clear})
+	raw, err := call(ctx, s.runner, rt, localapi.DiagRequest{Page: page, Since: in.Since, ErrorsOnly: in.ErrorsOnly, Clear: in.Clear})
 	if err != nil {
 		return nil, err
 	}
 	return map[string]any{"page": page, "log": raw}, nil
 }
 
-func (s *Server) cdp(ctx context.Context, c *call, in cdpIn) (any, error) {
+func (s *Server) cdp(ctx context.Context, c *toolCall, in cdpIn) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
@@ -778,7 +778,7 @@ func (s *Server) cdp(ctx context.Context, c *call, in cdpIn) (any, error) {
 			return nil, fsm.Refuse(fsm.InvalidArgument, "params must be a JSON object")
 		}
 	}
-	raw, err := s.opts.Backend.CDP(ctx, localapi.CDPRequest{Page: page, Method: in.Method, Params: params})
+	raw, err := call(ctx, s.runner, localapi.CDP, localapi.CDPRequest{Page: page, Method: in.Method, Params: params})
 	if err != nil {
 		return nil, err
 	}

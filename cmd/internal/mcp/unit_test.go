@@ -14,25 +14,27 @@ import (
 )
 
 // fakeBackend stands in for the Runner where the bounds of the server
-// itself are tested; every call it does not override fails the test.
+// itself are tested: its route table serves only status, snapshot and
+// wait, so any other call is refused as unavailable and fails the test.
 type fakeBackend struct {
-	Backend  // nil: any other call panics
 	snapshot json.RawMessage
 	calls    int
 }
 
-func (f *fakeBackend) Status(context.Context) (localapi.Status, error) {
-	return localapi.Status{Browsers: []localapi.BrowserInfo{{ID: "b-1", Mode: localapi.ModeEphemeral, Pages: []localapi.PageInfo{{ID: "p-1", Browser: "b-1"}}}}}, nil
-}
-
-func (f *fakeBackend) Snapshot(context.Context, localapi.SnapshotRequest) (json.RawMessage, error) {
-	f.calls++
-	return f.snapshot, nil
-}
-
-func (f *fakeBackend) Wait(context.Context, localapi.WaitRequest) (json.RawMessage, error) {
-	f.calls++
-	return json.RawMessage(`{"found":true}`), nil
+func (f *fakeBackend) routes() *localapi.Routes {
+	rt := &localapi.Routes{}
+	localapi.Serve(rt, localapi.GetStatus, func(context.Context, struct{}) (localapi.Status, error) {
+		return localapi.Status{Browsers: []localapi.BrowserInfo{{ID: "b-1", Mode: localapi.ModeEphemeral, Pages: []localapi.PageInfo{{ID: "p-1", Browser: "b-1"}}}}}, nil
+	})
+	localapi.Serve(rt, localapi.Snapshot, func(context.Context, localapi.SnapshotRequest) (json.RawMessage, error) {
+		f.calls++
+		return f.snapshot, nil
+	})
+	localapi.Serve(rt, localapi.Wait, func(context.Context, localapi.WaitRequest) (json.RawMessage, error) {
+		f.calls++
+		return json.RawMessage(`{"found":true}`), nil
+	})
+	return rt
 }
 
 // fakeSession connects an in-process client to a server over fb.
@@ -42,7 +44,7 @@ func fakeSession(t *testing.T, fb *fakeBackend, scopes string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(Options{Backend: fb, Scopes: sc, Session: "mcp-test"})
+	srv := NewServer(Options{Runner: fb.routes(), Scopes: sc, Session: "mcp-test"})
 	ct, st := sdk.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

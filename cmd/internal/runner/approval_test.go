@@ -59,7 +59,7 @@ func serveLocal(t *testing.T, r *Runner) string {
 func apiAttach(dir string, req localapi.AttachRequest) (localapi.AttachResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return localapi.Call[localapi.AttachRequest, localapi.AttachResult](ctx, localapi.NewClient(dir), "attach", req)
+	return localapi.Attach.Call(ctx, localapi.NewClient(dir), req)
 }
 
 // helperResult is what a helper process prints.
@@ -241,7 +241,7 @@ func TestGrantSessionComesFromTheCaller(t *testing.T) {
 
 	forged := map[string]any{"profileDir": u.profile, "session": "cli"}
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
-	_, err := localapi.Call[map[string]any, localapi.AttachResult](cctx, localapi.NewClient(dir), "attach", forged)
+	_, err := localapi.Route[map[string]any, localapi.AttachResult]{Name: localapi.Attach.Name}.Call(cctx, localapi.NewClient(dir), forged)
 	cancel()
 	if !fsm.IsCode(err, fsm.InvalidArgument) {
 		t.Fatalf("an attach naming its session = %v, want %s", err, fsm.InvalidArgument)

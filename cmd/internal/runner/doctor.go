@@ -224,12 +224,12 @@ func checkRunner(ctx context.Context) DoctorCheck {
 	pctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
 	cl := localapi.NewClient(dir)
-	hello, err := localapi.Call[struct{}, localapi.PingResult](pctx, cl, "ping", struct{}{})
+	hello, err := localapi.Ping.Call(pctx, cl, struct{}{})
 	if err != nil {
 		c.Status, c.Detail = CheckInfo, "not running (a command that needs one starts it)"
 		return c
 	}
-	st, err := localapi.Call[struct{}, localapi.Status](pctx, cl, "status", struct{}{})
+	st, err := localapi.GetStatus.Call(pctx, cl, struct{}{})
 	if err != nil {
 		c.Status, c.Detail = CheckWarn, "running, but it does not report its status"
 		c.Fix = "webcodex stop"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -53,19 +52,4 @@ func ApprovalRequestID(err error) (string, bool) {
 		return "", false
 	}
 	return id, true
-}
-
-// ApprovalRoutes is the route table of an embedded Runner's approval
-// socket (webcodex mcp without --runner): only what `webcodex mcp approve`
-// needs, with approve checked for a person at a terminal exactly as on the
-// daemon's socket. Browsers are never driven through it.
-func (r *Runner) ApprovalRoutes() *localapi.Routes {
-	rt := &localapi.Routes{}
-	localapi.Handle(rt, "ping", func(context.Context, struct{}) (map[string]any, error) {
-		return map[string]any{"ok": true}, nil
-	})
-	localapi.Handle(rt, "approval", r.ApprovalInfo)
-	localapi.Handle(rt, "approve", r.Approve)
-	localapi.Handle(rt, "deny", r.Deny)
-	return rt
 }

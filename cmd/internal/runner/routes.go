@@ -6,40 +6,57 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 )
 
-// Routes returns the local API's route table over this Runner.
+// Routes returns the local API's route table over this Runner. Routes that
+// name a browser or page are admitted first (bounded); the rest check what
+// they need inside.
 func (r *Runner) Routes() *localapi.Routes {
 	rt := &localapi.Routes{}
-	localapi.Handle(rt, "ping", func(context.Context, struct{}) (localapi.PingResult, error) {
+	localapi.Serve(rt, localapi.Ping, func(context.Context, struct{}) (localapi.PingResult, error) {
 		sb := sandboxInfo()
 		return localapi.PingResult{OK: true, Env: r.env, Sandbox: &sb}, nil
 	})
-	localapi.Handle(rt, "status", func(ctx context.Context, _ struct{}) (localapi.Status, error) { return r.Status(ctx) })
-	localapi.Handle(rt, "launch", bounded(r, r.Launch))
-	localapi.Handle(rt, "pages", bounded(r, r.Pages))
-	localapi.Handle(rt, "open", bounded(r, r.Open))
-	localapi.Handle(rt, "goto", bounded(r, r.Goto))
-	localapi.Handle(rt, "read", bounded(r, r.Read))
-	localapi.Handle(rt, "screenshot", bounded(r, r.Screenshot))
-	localapi.Handle(rt, "eval", bounded(r, r.Eval))
-	localapi.Handle(rt, "close", bounded(r, r.Close))
-	localapi.Handle(rt, "attach", bounded(r, r.Attach))
-	localapi.Handle(rt, "attach_offer", bounded(r, r.AttachOffer))
-	localapi.Handle(rt, "bridge_status", r.BridgeStatus)
-	localapi.Handle(rt, "approval", r.ApprovalInfo)
-	localapi.Handle(rt, "approve", r.Approve)
-	localapi.Handle(rt, "deny", r.Deny)
-	localapi.Handle(rt, "reconnect", bounded(r, r.Reconnect))
-	localapi.Handle(rt, "snapshot", bounded(r, r.Snapshot))
-	localapi.Handle(rt, "act", bounded(r, r.Act))
-	localapi.Handle(rt, "wait", bounded(r, r.Wait))
-	localapi.Handle(rt, "console", bounded(r, r.Console))
-	localapi.Handle(rt, "network", bounded(r, r.Network))
-	localapi.Handle(rt, "probe", bounded(r, r.Probe))
-	localapi.Handle(rt, "close_page", bounded(r, r.ClosePage))
-	localapi.Handle(rt, "cdp", bounded(r, r.CDP))
-	localapi.Handle(rt, "discover", r.Discover)
-	localapi.Handle(rt, "end_session", r.EndSession)
-	localapi.Handle(rt, "adopt", r.Adopt) // within the creator boundary, checked inside
-	localapi.Handle(rt, "stop", r.stop)
+	localapi.Serve(rt, localapi.GetStatus, func(ctx context.Context, _ struct{}) (localapi.Status, error) { return r.Status(ctx) })
+	localapi.Serve(rt, localapi.Launch, bounded(r, r.Launch))
+	localapi.Serve(rt, localapi.Pages, bounded(r, r.Pages))
+	localapi.Serve(rt, localapi.Open, bounded(r, r.Open))
+	localapi.Serve(rt, localapi.Goto, bounded(r, r.Goto))
+	localapi.Serve(rt, localapi.Read, bounded(r, r.Read))
+	localapi.Serve(rt, localapi.Screenshot, bounded(r, r.Screenshot))
+	localapi.Serve(rt, localapi.Eval, bounded(r, r.Eval))
+	localapi.Serve(rt, localapi.Close, bounded(r, r.Close))
+	localapi.Serve(rt, localapi.Attach, bounded(r, r.Attach))
+	localapi.Serve(rt, localapi.AttachOffer, bounded(r, r.AttachOffer))
+	localapi.Serve(rt, localapi.GetBridgeStatus, r.BridgeStatus)
+	localapi.Serve(rt, localapi.Approval, r.ApprovalInfo)
+	localapi.Serve(rt, localapi.Approve, r.Approve)
+	localapi.Serve(rt, localapi.Deny, r.Deny)
+	localapi.Serve(rt, localapi.Reconnect, bounded(r, r.Reconnect))
+	localapi.Serve(rt, localapi.Snapshot, bounded(r, r.Snapshot))
+	localapi.Serve(rt, localapi.Act, bounded(r, r.Act))
+	localapi.Serve(rt, localapi.Wait, bounded(r, r.Wait))
+	localapi.Serve(rt, localapi.Console, bounded(r, r.Console))
+	localapi.Serve(rt, localapi.Network, bounded(r, r.Network))
+	localapi.Serve(rt, localapi.Probe, bounded(r, r.Probe))
+	localapi.Serve(rt, localapi.ClosePage, bounded(r, r.ClosePage))
+	localapi.Serve(rt, localapi.CDP, bounded(r, r.CDP))
+	localapi.Serve(rt, localapi.Discover, r.Discover)
+	localapi.Serve(rt, localapi.EndSession, r.EndSession)
+	localapi.Serve(rt, localapi.Adopt, r.Adopt) // within the creator boundary, checked inside
+	localapi.Serve(rt, localapi.Stop, r.stop)
+	return rt
+}
+
+// ApprovalRoutes is the route table of an embedded Runner's approval
+// socket (webcodex mcp without --runner): only what `webcodex mcp approve`
+// needs, with approve checked for a person at a terminal exactly as on the
+// daemon's socket. Browsers are never driven through it.
+func (r *Runner) ApprovalRoutes() *localapi.Routes {
+	rt := &localapi.Routes{}
+	localapi.Serve(rt, localapi.Ping, func(context.Context, struct{}) (localapi.PingResult, error) {
+		return localapi.PingResult{OK: true, Env: r.env}, nil
+	})
+	localapi.Serve(rt, localapi.Approval, r.ApprovalInfo)
+	localapi.Serve(rt, localapi.Approve, r.Approve)
+	localapi.Serve(rt, localapi.Deny, r.Deny)
 	return rt
 }

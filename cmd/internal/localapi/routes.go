@@ -1,0 +1,116 @@
+package localapi
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// Route is one operation of the local API, declared once below: its name
+// on the wire and the types of its request and result. The Runner serves
+// it ([Serve]); the CLI and the MCP server call it ([Route.Call]) over the
+// socket or, for an embedded Runner, in process.
+type Route[Req, Resp any] struct {
+	Name string
+	// Effect: a call may change a browser, a page or a grant, so a client
+	// that loses the answer says outcome_unknown, never "unreachable"
+	// (which a caller would retry).
+	Effect bool
+}
+
+// declared lists every route's name in declaration order.
+var declared []string
+
+func readRoute[Req, Resp any](name string) Route[Req, Resp] {
+	declared = append(declared, name)
+	return Route[Req, Resp]{Name: name}
+}
+
+func effectRoute[Req, Resp any](name string) Route[Req, Resp] {
+	declared = append(declared, name)
+	return Route[Req, Resp]{Name: name, Effect: true}
+}
+
+// Declared returns the names of every declared route.
+func Declared() []string { return append([]string(nil), declared...) }
+
+// The routes. Adding an operation adds one line here, its Runner method
+// and one Serve line in the Runner's route table.
+var (
+	Ping            = readRoute[struct{}, PingResult]("ping")
+	GetStatus       = readRoute[struct{}, Status]("status")
+	Launch          = effectRoute[LaunchRequest, BrowserInfo]("launch")
+	Pages           = readRoute[BrowserRequest, []PageInfo]("pages")
+	Open            = effectRoute[OpenRequest, PageInfo]("open")
+	Goto            = effectRoute[GotoRequest, NavResult]("goto")
+	Read            = readRoute[ReadRequest, ReadResult]("read")
+	Screenshot      = readRoute[ScreenshotRequest, ScreenshotResult]("screenshot")
+	Eval            = effectRoute[EvalRequest, EvalResult]("eval")
+	Close           = effectRoute[BrowserRequest, CloseResult]("close")
+	Attach          = effectRoute[AttachRequest, AttachResult]("attach")
+	AttachOffer     = effectRoute[AttachOfferRequest, AttachResult]("attach_offer")
+	GetBridgeStatus = readRoute[struct{}, BridgeStatus]("bridge_status")
+	Approval        = readRoute[ApprovalRequest, ApprovalSummary]("approval")
+	Approve         = effectRoute[ApprovalRequest, map[string]any]("approve")
+	Deny            = effectRoute[ApprovalRequest, map[string]any]("deny")
+	Reconnect       = effectRoute[BrowserRequest, ReconnectResult]("reconnect")
+	Snapshot        = readRoute[SnapshotRequest, json.RawMessage]("snapshot")
+	Act             = effectRoute[ActRequest, json.RawMessage]("act")
+	Wait            = readRoute[WaitRequest, json.RawMessage]("wait")
+	Console         = readRoute[DiagRequest, json.RawMessage]("console")
+	Network         = readRoute[DiagRequest, json.RawMessage]("network")
+	Probe           = effectRoute[ProbeRequest, json.RawMessage]("probe")
+	ClosePage       = effectRoute[ClosePageRequest, map[string]any]("close_page")
+	CDP             = effectRoute[CDPRequest, json.RawMessage]("cdp")
+	Discover        = readRoute[struct{}, DiscoverResult]("discover")
+	EndSession      = effectRoute[struct{}, EndSessionResult]("end_session")
+	Adopt           = effectRoute[BrowserRequest, BrowserInfo]("adopt")
+	Stop            = effectRoute[struct{}, StopResult]("stop")
+)
+
+// Invoker reaches a Runner's routes: a [*Client] over its socket, or the
+// [*Routes] of a Runner in this process (the embedded MCP server), whose
+// typed handlers are then called directly.
+type Invoker interface{ invoker() }
+
+func (*Client) invoker() {}
+func (*Routes) invoker() {}
+
+// Call runs the route on inv. A refusal comes back as the same
+// *fsm.Refusal either way; over the socket, an unreachable Runner wraps
+// ErrUnreachable.
+func (rt Route[Req, Resp]) Call(ctx context.Context, inv Invoker, req Req) (Resp, error) {
+	switch inv := inv.(type) {
+	case *Client:
+		return remoteCall[Req, Resp](ctx, inv, rt, req)
+	case *Routes:
+		if fn, ok := inv.typed[rt.Name].(func(context.Context, Req) (Resp, error)); ok {
+			return fn(ctx, req)
+		}
+	}
+	var zero Resp
+	return zero, fsm.Refusef(fsm.RouteUnavailable, "%s is not served here", rt.Name)
+}
+
+// Serve registers fn as the handler of rt on routes. A second registration
+// of the same route panics.
+func Serve[Req, Resp any](routes *Routes, rt Route[Req, Resp], fn func(ctx context.Context, req Req) (Resp, error)) {
+	if routes.m == nil {
+		routes.m = map[string]Handler{}
+		routes.typed = map[string]any{}
+	}
+	if _, dup := routes.m[rt.Name]; dup {
+		panic("localapi: duplicate route " + rt.Name)
+	}
+	routes.m[rt.Name] = func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var req Req
+		if len(raw) > 0 {
+			if err := decodeStrict(raw, &req); err != nil {
+				return nil, fsm.Refusef(fsm.InvalidArgument, "malformed request for %s", rt.Name)
+			}
+		}
+		return fn(ctx, req)
+	}
+	routes.typed[rt.Name] = fn
+}
