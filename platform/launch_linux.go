@@ -181,7 +181,17 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	}
 	sandboxed := Sandbox().Enabled
 	cmd := exec.Command(exe, chromiumArgs(opts, udd, sandboxed)...)
-	cmd.Env = append(append(os.Environ(), opts.Env...), "TMPDIR="+tmp)
+	home, err := privateHome(tmp)
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		if pipes != nil {
+			pipes.closeAll()
+		}
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	cmd.Env = append(append(append(os.Environ(), home...), opts.Env...), "TMPDIR="+tmp)
 	// A *os.File, not a Writer: exec then starts no copying goroutine, and
 	// Wait returns when the browser exits even if children hold the pipe.
 	cmd.Stdout, cmd.Stderr = outW, outW
@@ -253,6 +263,25 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 		return nil, fsm.Refuse(fsm.LeaseHeld, "the profile is in use by another browser").WithCause(lerr)
 	}
 	return nil, lerr
+}
+
+// privateHome makes the browser's HOME and XDG base directories inside its
+// private TMPDIR: what Chromium keeps outside the profile (its default
+// download directory, ~/.pki, caches) never lands in the home of the user
+// running webcodex, and goes with the browser. LaunchOptions.Env may still
+// set them.
+func privateHome(tmp string) ([]string, error) {
+	home := filepath.Join(tmp, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return nil, fmt.Errorf("platform: private HOME: %w", err)
+	}
+	return []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+	}, nil
 }
 
 // noUsableSandboxLine is what Chromium prints (as of Chromium 156) when it

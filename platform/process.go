@@ -25,7 +25,8 @@ type LaunchOptions struct {
 	// not set the user-data-dir or the remote-debugging flags.
 	ExtraArgs []string
 	// Env entries are added to the inherited environment (later entries
-	// win); TMPDIR is always the private directory Launch creates.
+	// win); TMPDIR is always the private directory Launch creates, and HOME
+	// and the XDG base directories default to a private home inside it.
 	Env []string
 	// TempParent is where Launch creates the browser's private TMPDIR;
 	// empty means [os.TempDir]. A caller that records it before launching
