@@ -21,13 +21,13 @@ import (
 // RequestState is a state of an approval request's lifetime.
 type RequestState string
 
-// Approval request states. Each doc lists the state's exits.
+// Approval request states. Their exits are rendered from the declared edges (spec/).
 const (
-	RequestPending  RequestState = "pending"  // moves to approved, denied or expired; a use or a wrong code (under the bound) stays.
-	RequestApproved RequestState = "approved" // moves to consumed or expired; a use that does not match stays.
-	RequestConsumed RequestState = "consumed" // terminal: it minted one grant.
-	RequestDenied   RequestState = "denied"   // terminal: declined, or too many wrong codes.
-	RequestExpired  RequestState = "expired"  // terminal.
+	RequestPending  RequestState = "pending"  // shown to the person.
+	RequestApproved RequestState = "approved" // the person confirmed.
+	RequestConsumed RequestState = "consumed" // it minted one grant.
+	RequestDenied   RequestState = "denied"   // declined, or too many wrong codes.
+	RequestExpired  RequestState = "expired"  // its lifetime ended.
 )
 
 // RequestTrigger is an event in an approval request's lifetime.
@@ -78,11 +78,11 @@ var RequestSpec = (&fsm.Spec[RequestState, RequestTrigger, RequestFacts]{
 		"counts, and the third wrong code denies the request.",
 	Initial: RequestPending,
 	States: []fsm.StateDoc[RequestState]{
-		fsm.Doc(RequestPending, "Shown to the person. Moves to approved, denied or expired; a use waits (or is refused when it does not match), and a wrong code under the bound stays."),
-		fsm.Doc(RequestApproved, "The person confirmed. Moves to consumed (matching use in time) or expired; a use that does not match is refused and stays."),
-		fsm.Doc(RequestConsumed, "Terminal. It minted exactly one grant."),
-		fsm.Doc(RequestDenied, "Terminal. The person declined, or the third wrong one-time code was typed."),
-		fsm.Doc(RequestExpired, "Terminal. Its lifetime ended."),
+		fsm.Doc(RequestPending, "Shown to the person, who may approve or deny it; a use waits for the approval, and a wrong one-time code under the bound is only counted."),
+		fsm.Doc(RequestApproved, "The person confirmed; only a matching use in time consumes it."),
+		fsm.Doc(RequestConsumed, "It minted exactly one grant."),
+		fsm.Doc(RequestDenied, "The person declined, or the third wrong one-time code was typed."),
+		fsm.Doc(RequestExpired, "Its lifetime ended."),
 	},
 	Triggers: []RequestTrigger{RequestApprove, RequestDeny, RequestWrongCode, RequestUse, RequestExpire},
 	Edges: []fsm.Edge[RequestState, RequestTrigger, RequestFacts]{

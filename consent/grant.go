@@ -11,13 +11,13 @@ import (
 // GrantState is a state of a grant's lifetime.
 type GrantState string
 
-// Grant states. Each doc lists the state's exits.
+// Grant states. Their exits are rendered from the declared edges (spec/).
 const (
-	GrantLive             GrantState = "active"           // moves to idle_expired, absolute_expired, revoked or discarded; a use in time stays.
-	GrantIdleExpired      GrantState = "idle_expired"     // terminal.
-	GrantAbsoluteExpired  GrantState = "absolute_expired" // terminal.
-	GrantRevokedState     GrantState = "revoked"          // terminal.
-	GrantDiscardedRestart GrantState = "discarded"        // terminal: the Runner stopped.
+	GrantLive             GrantState = "active"           // usable.
+	GrantIdleExpired      GrantState = "idle_expired"     // unused for longer than the idle expiry.
+	GrantAbsoluteExpired  GrantState = "absolute_expired" // older than the absolute expiry.
+	GrantRevokedState     GrantState = "revoked"          // revoked by the person or the owner.
+	GrantDiscardedRestart GrantState = "discarded"        // the Runner stopped.
 )
 
 // GrantTrigger is an event in a grant's lifetime.
@@ -55,11 +55,11 @@ var GrantSpec = (&fsm.Spec[GrantState, GrantTrigger, GrantFacts]{
 		"memory only, expires after 30 minutes idle or 8 hours in all, and once revoked or expired nothing re-arms it.",
 	Initial: GrantLive,
 	States: []fsm.StateDoc[GrantState]{
-		fsm.Doc(GrantLive, "Usable. A use in time stays active; moves to idle_expired, absolute_expired, revoked or discarded."),
-		fsm.Doc(GrantIdleExpired, "Terminal. Unused for longer than the idle expiry."),
-		fsm.Doc(GrantAbsoluteExpired, "Terminal. Older than the absolute expiry."),
-		fsm.Doc(GrantRevokedState, "Terminal. Revoked by the person (prompt dismissed) or by the owner."),
-		fsm.Doc(GrantDiscardedRestart, "Terminal. The Runner stopped; grants never survive a restart."),
+		fsm.Doc(GrantLive, "Usable: within its idle and absolute expiry, not revoked."),
+		fsm.Doc(GrantIdleExpired, "Unused for longer than the idle expiry."),
+		fsm.Doc(GrantAbsoluteExpired, "Older than the absolute expiry."),
+		fsm.Doc(GrantRevokedState, "Revoked by the person (prompt dismissed) or by the owner."),
+		fsm.Doc(GrantDiscardedRestart, "The Runner stopped; grants never survive a restart."),
 	},
 	Triggers: []GrantTrigger{GrantUse, GrantRevoke, GrantDiscard, GrantIdleTick, GrantAbsTick},
 	Edges: []fsm.Edge[GrantState, GrantTrigger, GrantFacts]{

@@ -10,22 +10,22 @@ package consent
 // names are seed 003's.
 type State string
 
-// Attempt states. Each doc lists the state's exits.
+// Attempt states. Their exits are rendered from the declared edges (spec/).
 const (
-	ApprovalRequired         State = "approval_required"          // moves to grant_active (approved) or refused (denied, expired).
-	GrantActive              State = "grant_active"               // moves to endpoint_preflight (connect) or grant_revoked (revoke).
-	EndpointPreflight        State = "endpoint_preflight"         // moves to connecting_pending_consent (owner proven), refused (mismatch, deadline).
-	ConnectingPendingConsent State = "connecting_pending_consent" // moves to socket_ready, consent_prompt_observed, consent_dismissed or timeout_or_ambiguity.
-	ConsentPromptObserved    State = "consent_prompt_observed"    // moves to consent_pressed (one exact candidate), consent_dismissed or timeout_or_ambiguity.
-	ConsentPressed           State = "consent_pressed"            // moves to socket_ready, consent_dismissed or timeout_or_ambiguity.
-	SocketReady              State = "socket_ready"               // moves to endpoint_reproved (same owner) or refused (owner changed).
-	ConsentDismissed         State = "consent_dismissed"          // moves to grant_revoked.
-	GrantRevoked             State = "grant_revoked"              // terminal: the grant is gone; a new approval is needed.
-	TimeoutOrAmbiguity       State = "timeout_or_ambiguity"       // moves to refused.
-	Refused                  State = "refused"                    // terminal: the attempt failed with a structured refusal.
-	EndpointReproved         State = "endpoint_reproved"          // moves to capabilities_invalidated.
-	CapabilitiesInvalidated  State = "capabilities_invalidated"   // moves to ready_for_rebind.
-	ReadyForRebind           State = "ready_for_rebind"           // terminal: the attachment is live on a new generation.
+	ApprovalRequired         State = "approval_required"          // waiting for a person's approval.
+	GrantActive              State = "grant_active"               // a grant covers this browser.
+	EndpointPreflight        State = "endpoint_preflight"         // proving who listens on the endpoint.
+	ConnectingPendingConsent State = "connecting_pending_consent" // one WebSocket dialed; the prompt may hold it.
+	ConsentPromptObserved    State = "consent_prompt_observed"    // the adapter saw prompt candidates.
+	ConsentPressed           State = "consent_pressed"            // the one exact candidate was pressed.
+	SocketReady              State = "socket_ready"               // the handshake completed.
+	ConsentDismissed         State = "consent_dismissed"          // the person said no.
+	GrantRevoked             State = "grant_revoked"              // the grant is gone; a new approval is needed.
+	TimeoutOrAmbiguity       State = "timeout_or_ambiguity"       // the deadline passed or the prompt was ambiguous.
+	Refused                  State = "refused"                    // the attempt failed with a structured refusal.
+	EndpointReproved         State = "endpoint_reproved"          // the live socket's owner is the approved process.
+	CapabilitiesInvalidated  State = "capabilities_invalidated"   // every older page handle and ref is refused.
+	ReadyForRebind           State = "ready_for_rebind"           // the attachment is live on a new generation.
 )
 
 // Trigger is an event fed into the consent machine by the Runner, a

@@ -5,16 +5,16 @@ import "github.com/webcodex/webcodex/fsm"
 // AttachState is a state of a Browser's attachment, in any mode.
 type AttachState string
 
-// Attachment states. Each doc lists the state's exits.
+// Attachment states. Their exits are rendered from the declared edges (spec/).
 const (
-	AttachLaunching    AttachState = "launching"    // owned: moves to ready or closed.
-	AttachAttaching    AttachState = "attaching"    // external: moves to ready or detached.
-	AttachReady        AttachState = "ready"        // moves to reconnecting, closing (owned) or detached (external).
-	AttachReconnecting AttachState = "reconnecting" // moves to ready or lost.
-	AttachLost         AttachState = "lost"         // moves to closed (owned) or detached (external).
-	AttachClosing      AttachState = "closing"      // owned: moves to closed.
-	AttachClosed       AttachState = "closed"       // terminal: owned process tree gone.
-	AttachDetached     AttachState = "detached"     // terminal: external browser untouched.
+	AttachLaunching    AttachState = "launching"    // owned: starting Chromium and connecting.
+	AttachAttaching    AttachState = "attaching"    // external: approval, endpoint proof and consent.
+	AttachReady        AttachState = "ready"        // connected.
+	AttachReconnecting AttachState = "reconnecting" // the reconnect machine runs.
+	AttachLost         AttachState = "lost"         // no connection.
+	AttachClosing      AttachState = "closing"      // owned: Browser.close sent.
+	AttachClosed       AttachState = "closed"       // owned process tree gone.
+	AttachDetached     AttachState = "detached"     // external browser untouched.
 )
 
 // AttachTrigger is an event in a Browser's attachment.
@@ -53,12 +53,12 @@ var OwnedAttachmentSpec = (&fsm.Spec[AttachState, AttachTrigger, struct{}]{
 		"that exits on its own (crashed, killed) is lost, not closed: it stays listed until someone closes it.",
 	Initial: AttachLaunching,
 	States: []fsm.StateDoc[AttachState]{
-		fsm.Doc(AttachLaunching, "Starting Chromium and connecting. Moves to ready or closed (failed: reaped)."),
-		fsm.Doc(AttachReady, "Connected. Moves to reconnecting (socket lost), closing (close) or lost (exited: reaped)."),
-		fsm.Doc(AttachReconnecting, "The reconnect machine runs. Moves to ready or lost."),
-		fsm.Doc(AttachLost, "No connection: the browser crashed, was killed or dropped its pipe, and what was left of its group was reaped on the way here. It stays listed, so a caller sees what happened, until someone closes it. Moves to closed (close or exit)."),
-		fsm.Doc(AttachClosing, "Browser.close sent. Moves to closed (reaped)."),
-		fsm.Doc(AttachClosed, "Terminal. No process of the group remains; an ephemeral profile is removed."),
+		fsm.Doc(AttachLaunching, "Starting Chromium and connecting."),
+		fsm.Doc(AttachReady, "Connected."),
+		fsm.Doc(AttachReconnecting, "The reconnect machine runs."),
+		fsm.Doc(AttachLost, "No connection: the browser crashed, was killed or dropped its pipe, and what was left of its group was reaped on the way here. It stays listed, so a caller sees what happened, until someone closes it."),
+		fsm.Doc(AttachClosing, "Browser.close sent."),
+		fsm.Doc(AttachClosed, "No process of the group remains; an ephemeral profile is removed."),
 	},
 	Triggers: []AttachTrigger{AttachUp, AttachFailed, AttachSocketLost, AttachReconnected, AttachGiveUp, AttachClose, AttachClosedDone, AttachExited},
 	Edges: []attachEdge{
@@ -89,11 +89,11 @@ var ExternalAttachmentSpec = (&fsm.Spec[AttachState, AttachTrigger, struct{}]{
 		"or process of the person's is ever closed by teardown.",
 	Initial: AttachAttaching,
 	States: []fsm.StateDoc[AttachState]{
-		fsm.Doc(AttachAttaching, "Approval, endpoint proof and consent (the consent machine). Moves to ready or detached."),
-		fsm.Doc(AttachReady, "Connected on one socket. Moves to reconnecting (socket lost) or detached (close)."),
-		fsm.Doc(AttachReconnecting, "The reconnect machine runs. Moves to ready or lost."),
-		fsm.Doc(AttachLost, "No connection; the browser is untouched. Moves to detached."),
-		fsm.Doc(AttachDetached, "Terminal. Debugger detached; the browser and its tabs are as the person left them."),
+		fsm.Doc(AttachAttaching, "Approval, endpoint proof and consent (the consent machine)."),
+		fsm.Doc(AttachReady, "Connected on one socket."),
+		fsm.Doc(AttachReconnecting, "The reconnect machine runs."),
+		fsm.Doc(AttachLost, "No connection; the browser is untouched."),
+		fsm.Doc(AttachDetached, "Debugger detached; the browser and its tabs are as the person left them."),
 	},
 	Triggers: []AttachTrigger{AttachUp, AttachFailed, AttachSocketLost, AttachReconnected, AttachGiveUp, AttachClose},
 	Edges: []attachEdge{

@@ -11,12 +11,12 @@ import (
 // GateState is a state of one mutation gate.
 type GateState string
 
-// Mutation gate states. Each doc lists the state's exits.
+// Mutation gate states. Their exits are rendered from the declared edges (spec/).
 const (
-	GateOpen     GateState = "open"                 // moves to held or closed_for_reconnect.
-	GateHeld     GateState = "held"                 // moves to open or draining.
-	GateDraining GateState = "draining"             // moves to closed_for_reconnect when the holder finishes.
-	GateClosed   GateState = "closed_for_reconnect" // moves to open.
+	GateOpen     GateState = "open"                 // no mutation running.
+	GateHeld     GateState = "held"                 // one mutation runs.
+	GateDraining GateState = "draining"             // a reconnect began while a mutation ran.
+	GateClosed   GateState = "closed_for_reconnect" // reconnecting: acquires wait or are refused.
 )
 
 // GateTrigger is an event on a mutation gate.
@@ -40,10 +40,10 @@ var GateSpec = (&fsm.Spec[GateState, GateTrigger, struct{}]{
 		"browser_binding_stale, so no mutation continues on a new generation.",
 	Initial: GateOpen,
 	States: []fsm.StateDoc[GateState]{
-		fsm.Doc(GateOpen, "No mutation running. Moves to held (acquire) or closed_for_reconnect."),
-		fsm.Doc(GateHeld, "One mutation runs. Moves to open (release) or draining (a reconnect began)."),
-		fsm.Doc(GateDraining, "A reconnect began while a mutation ran: its ticket is refused before dispatch. Moves to closed_for_reconnect on release."),
-		fsm.Doc(GateClosed, "Reconnecting: acquires wait or are refused. Moves to open on reopen (new generation)."),
+		fsm.Doc(GateOpen, "No mutation running."),
+		fsm.Doc(GateHeld, "One mutation runs."),
+		fsm.Doc(GateDraining, "A reconnect began while a mutation ran: its ticket is refused before dispatch."),
+		fsm.Doc(GateClosed, "Reconnecting: acquires wait or are refused."),
 	},
 	Triggers: []GateTrigger{GateAcquire, GateRelease, GateClose, GateReopen},
 	Edges: []fsm.Edge[GateState, GateTrigger, struct{}]{

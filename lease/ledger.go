@@ -10,16 +10,16 @@ import (
 // EffectState is a state of one effect in the ledger.
 type EffectState string
 
-// Effect ledger states. Each doc lists the state's exits.
+// Effect ledger states. Their exits are rendered from the declared edges (spec/).
 const (
-	EffectPending       EffectState = "pending"             // moves to dispatched or cancelled.
-	EffectDispatched    EffectState = "dispatched"          // moves to acked, failed or outcome_unknown.
-	EffectAcked         EffectState = "acked"               // terminal.
-	EffectFailed        EffectState = "failed"              // terminal: the browser said it did not happen.
-	EffectUnknown       EffectState = "outcome_unknown"     // moves to reconciled_done or reconciled_not_done, by observation only.
-	EffectReconciledYes EffectState = "reconciled_done"     // terminal.
-	EffectReconciledNo  EffectState = "reconciled_not_done" // terminal.
-	EffectCancelled     EffectState = "cancelled"           // terminal: refused before dispatch.
+	EffectPending       EffectState = "pending"             // recorded, not sent.
+	EffectDispatched    EffectState = "dispatched"          // sent once.
+	EffectAcked         EffectState = "acked"               // the browser acknowledged it.
+	EffectFailed        EffectState = "failed"              // the browser said it did not happen.
+	EffectUnknown       EffectState = "outcome_unknown"     // the acknowledgement was lost; settled only by observation.
+	EffectReconciledYes EffectState = "reconciled_done"     // an observation showed it happened.
+	EffectReconciledNo  EffectState = "reconciled_not_done" // an observation showed it did not happen.
+	EffectCancelled     EffectState = "cancelled"           // refused before dispatch.
 )
 
 // EffectTrigger is an event on one effect.
@@ -51,14 +51,14 @@ var LedgerSpec = (&fsm.Spec[EffectState, EffectTrigger, EffectFacts]{
 		"outcome_unknown; there is no edge back to dispatch, so only an observation can settle it.",
 	Initial: EffectPending,
 	States: []fsm.StateDoc[EffectState]{
-		fsm.Doc(EffectPending, "Recorded, not sent. Moves to dispatched or cancelled."),
-		fsm.Doc(EffectDispatched, "Sent once. Moves to acked, failed or outcome_unknown."),
-		fsm.Doc(EffectAcked, "Terminal. The browser acknowledged it."),
-		fsm.Doc(EffectFailed, "Terminal. The browser answered that it did not happen."),
-		fsm.Doc(EffectUnknown, "The acknowledgement was lost. Moves to reconciled_done or reconciled_not_done by observation; never re-dispatched."),
-		fsm.Doc(EffectReconciledYes, "Terminal. An observation showed it happened."),
-		fsm.Doc(EffectReconciledNo, "Terminal. An observation showed it did not happen."),
-		fsm.Doc(EffectCancelled, "Terminal. Refused before dispatch (stale binding, closed gate)."),
+		fsm.Doc(EffectPending, "Recorded, not sent."),
+		fsm.Doc(EffectDispatched, "Sent once."),
+		fsm.Doc(EffectAcked, "The browser acknowledged it."),
+		fsm.Doc(EffectFailed, "The browser answered that it did not happen."),
+		fsm.Doc(EffectUnknown, "The acknowledgement was lost; only an observation settles it, and it is never re-dispatched."),
+		fsm.Doc(EffectReconciledYes, "An observation showed it happened."),
+		fsm.Doc(EffectReconciledNo, "An observation showed it did not happen."),
+		fsm.Doc(EffectCancelled, "Refused before dispatch (stale binding, closed gate)."),
 	},
 	Triggers: []EffectTrigger{EffectDispatch, EffectAck, EffectFail, EffectAckLost, EffectObserve, EffectCancel},
 	Edges: []fsm.Edge[EffectState, EffectTrigger, EffectFacts]{

@@ -13,12 +13,12 @@ import (
 // OfferState is a state of an extension tab offer.
 type OfferState string
 
-// Offer states. Each doc lists the state's exits.
+// Offer states. Their exits are rendered from the declared edges (spec/).
 const (
-	OfferOffered  OfferState = "offered"  // moves to consumed, expired or revoked.
-	OfferConsumed OfferState = "consumed" // terminal: the Runner attached to that exact tab.
-	OfferExpired  OfferState = "expired"  // terminal.
-	OfferRevoked  OfferState = "revoked"  // terminal: the person withdrew it.
+	OfferOffered  OfferState = "offered"  // shared and waiting.
+	OfferConsumed OfferState = "consumed" // the Runner attached to that exact tab.
+	OfferExpired  OfferState = "expired"  // its lifetime ended.
+	OfferRevoked  OfferState = "revoked"  // the person withdrew it.
 )
 
 // OfferTrigger is an event on an offer.
@@ -44,10 +44,10 @@ var OfferSpec = (&fsm.Spec[OfferState, OfferTrigger, OfferFacts]{
 		"offer, once, within ten minutes; at most 16 offers are live at once.",
 	Initial: OfferOffered,
 	States: []fsm.StateDoc[OfferState]{
-		fsm.Doc(OfferOffered, "Shared and waiting. Moves to consumed (in time), expired or revoked."),
-		fsm.Doc(OfferConsumed, "Terminal. Attached to exactly that tab."),
-		fsm.Doc(OfferExpired, "Terminal. Ten minutes passed."),
-		fsm.Doc(OfferRevoked, "Terminal. The person withdrew it."),
+		fsm.Doc(OfferOffered, "Shared and waiting."),
+		fsm.Doc(OfferConsumed, "Attached to exactly that tab."),
+		fsm.Doc(OfferExpired, "Its lifetime ended before it was used."),
+		fsm.Doc(OfferRevoked, "The person withdrew it."),
 	},
 	Triggers: []OfferTrigger{OfferConsume, OfferExpire, OfferRevoke},
 	Edges: []fsm.Edge[OfferState, OfferTrigger, OfferFacts]{

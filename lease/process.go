@@ -17,13 +17,13 @@ import (
 // ProcessState is a state of a managed profile's process lease.
 type ProcessState string
 
-// Process lease states. Each doc lists the state's exits.
+// Process lease states. Their exits are rendered from the declared edges (spec/).
 const (
-	ProcessFree       ProcessState = "free"        // moves to held (no lock), taking_over (stale lock) or refused (live or foreign lock).
-	ProcessTakingOver ProcessState = "taking_over" // moves to held.
-	ProcessHeld       ProcessState = "held"        // moves to released.
-	ProcessReleased   ProcessState = "released"    // terminal.
-	ProcessRefused    ProcessState = "refused"     // terminal.
+	ProcessFree       ProcessState = "free"        // not held.
+	ProcessTakingOver ProcessState = "taking_over" // removing a lock verified stale.
+	ProcessHeld       ProcessState = "held"        // this Runner's browser owns the profile.
+	ProcessReleased   ProcessState = "released"    // the browser closed; the data is kept.
+	ProcessRefused    ProcessState = "refused"     // another live or unverifiable holder.
 )
 
 // ProcessTrigger is an event in a process lease's life.
@@ -70,11 +70,11 @@ var ProcessSpec = (&fsm.Spec[ProcessState, ProcessTrigger, ProcessFacts]{
 		"refused with lease_held, never adopted.",
 	Initial: ProcessFree,
 	States: []fsm.StateDoc[ProcessState]{
-		fsm.Doc(ProcessFree, "Not held. Moves to held (no lock), taking_over (stale lock) or refused (live, foreign, or flock held)."),
-		fsm.Doc(ProcessTakingOver, "Removing a lock verified stale. Moves to held."),
-		fsm.Doc(ProcessHeld, "This Runner's browser owns the profile. Moves to released."),
-		fsm.Doc(ProcessReleased, "Terminal. The browser closed; the data is kept."),
-		fsm.Doc(ProcessRefused, "Terminal. Another live or unverifiable holder: lease_held."),
+		fsm.Doc(ProcessFree, "Not held."),
+		fsm.Doc(ProcessTakingOver, "Removing a lock verified stale."),
+		fsm.Doc(ProcessHeld, "This Runner's browser owns the profile."),
+		fsm.Doc(ProcessReleased, "The browser closed; the data is kept."),
+		fsm.Doc(ProcessRefused, "Another live or unverifiable holder: lease_held."),
 	},
 	Triggers: []ProcessTrigger{ProcessAcquire, ProcessTaken, ProcessRelease},
 	Edges: []fsm.Edge[ProcessState, ProcessTrigger, ProcessFacts]{

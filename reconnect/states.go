@@ -7,21 +7,21 @@ package reconnect
 // State is a state of the reconnect machine. The names are seed 003's.
 type State string
 
-// Reconnect states. Each doc lists the state's exits.
+// Reconnect states. Their exits are rendered from the declared edges (spec/).
 const (
-	Ready                 State = "ready"                                // moves to reconnect_singleflight.
-	Singleflight          State = "reconnect_singleflight"               // moves to mutation_gates_closed, exhausted or cancelled.
-	GatesClosed           State = "mutation_gates_closed"                // moves to process_profile_endpoint_revalidated, lost, exhausted or cancelled.
-	Revalidated           State = "process_profile_endpoint_revalidated" // moves to connecting_pending_consent, exhausted or cancelled.
-	ConnectingPending     State = "connecting_pending_consent"           // moves to endpoint_generation_incremented, process_profile_endpoint_revalidated (retry), revoked, exhausted or cancelled.
-	GenerationIncremented State = "endpoint_generation_incremented"      // moves to old_capabilities_invalidated.
-	CapabilitiesInvalid   State = "old_capabilities_invalidated"         // moves to mutation_gates_reopened.
-	GatesReopened         State = "mutation_gates_reopened"              // moves to ready_for_rebind.
-	ReadyForRebind        State = "ready_for_rebind"                     // moves to reconnect_singleflight on the next loss.
-	Exhausted             State = "exhausted"                            // terminal: budget or deadline spent.
-	Revoked               State = "grant_revoked"                        // terminal: the person dismissed the prompt.
-	Lost                  State = "lost"                                 // terminal: the process or endpoint changed.
-	Cancelled             State = "cancelled"                            // terminal: the owning session ended.
+	Ready                 State = "ready"                                // connected.
+	Singleflight          State = "reconnect_singleflight"               // one leader owns the transition; others join it.
+	GatesClosed           State = "mutation_gates_closed"                // no mutation may start.
+	Revalidated           State = "process_profile_endpoint_revalidated" // process, profile and endpoint re-proven.
+	ConnectingPending     State = "connecting_pending_consent"           // one socket dialed, maybe held by the prompt.
+	GenerationIncremented State = "endpoint_generation_incremented"      // a new generation is minted.
+	CapabilitiesInvalid   State = "old_capabilities_invalidated"         // every capability of an older generation is refused.
+	GatesReopened         State = "mutation_gates_reopened"              // mutations may start on the new generation.
+	ReadyForRebind        State = "ready_for_rebind"                     // connected on the new generation.
+	Exhausted             State = "exhausted"                            // budget or deadline spent.
+	Revoked               State = "grant_revoked"                        // the person dismissed the prompt.
+	Lost                  State = "lost"                                 // the process or endpoint changed.
+	Cancelled             State = "cancelled"                            // the owning session ended.
 )
 
 // Trigger is an event fed into the reconnect machine.

@@ -5,11 +5,11 @@ import "github.com/webcodex/webcodex/fsm"
 // PeerState is a state of one native-host connection.
 type PeerState string
 
-// Peer states. Each doc lists the state's exits.
+// Peer states. Their exits are rendered from the declared edges (spec/).
 const (
-	PeerHandshaking PeerState = "handshaking" // moves to verified or closed.
-	PeerVerified    PeerState = "verified"    // moves to closed.
-	PeerClosed      PeerState = "closed"      // terminal.
+	PeerHandshaking PeerState = "handshaking" // accepted, not yet authenticated.
+	PeerVerified    PeerState = "verified"    // authenticated: frames flow.
+	PeerClosed      PeerState = "closed"      // its offers, leases and routes are invalid.
 )
 
 // PeerTrigger is an event on a peer.
@@ -40,9 +40,9 @@ var PeerSpec = (&fsm.Spec[PeerState, PeerTrigger, struct{}]{
 		"queue exhaustion, shutdown), invalidates every offer, lease and route it had.",
 	Initial: PeerHandshaking,
 	States: []fsm.StateDoc[PeerState]{
-		fsm.Doc(PeerHandshaking, "Accepted, not yet authenticated. Moves to verified or closed."),
-		fsm.Doc(PeerVerified, "Authenticated: frames flow. Moves to closed."),
-		fsm.Doc(PeerClosed, "Terminal. Its offers, leases and routes are invalid."),
+		fsm.Doc(PeerHandshaking, "Accepted, not yet authenticated."),
+		fsm.Doc(PeerVerified, "Authenticated: frames flow."),
+		fsm.Doc(PeerClosed, "Its offers, leases and routes are invalid."),
 	},
 	Triggers: []PeerTrigger{PeerAuthenticate, PeerRefuse, PeerClose},
 	Edges: []fsm.Edge[PeerState, PeerTrigger, struct{}]{
@@ -59,12 +59,12 @@ var PeerSpec = (&fsm.Spec[PeerState, PeerTrigger, struct{}]{
 // RouteState is a state of one route: an attached tab's channel.
 type RouteState string
 
-// Route states. Each doc lists the state's exits.
+// Route states. Their exits are rendered from the declared edges (spec/).
 const (
-	RouteAttaching RouteState = "attaching" // moves to open or closed.
-	RouteOpen      RouteState = "open"      // moves to lossy or closed.
-	RouteLossy     RouteState = "lossy"     // moves to open or closed.
-	RouteClosed    RouteState = "closed"    // terminal.
+	RouteAttaching RouteState = "attaching" // the attach control is in flight.
+	RouteOpen      RouteState = "open"      // attached: commands and events flow.
+	RouteLossy     RouteState = "lossy"     // events discarded after an overflow.
+	RouteClosed    RouteState = "closed"    // the page session ended.
 )
 
 // RouteTrigger is an event on a route.
@@ -100,10 +100,10 @@ var RouteSpec = (&fsm.Spec[RouteState, RouteTrigger, struct{}]{
 		"ends the page session; nothing re-attaches.",
 	Initial: RouteAttaching,
 	States: []fsm.StateDoc[RouteState]{
-		fsm.Doc(RouteAttaching, "The attach control is in flight. Moves to open or closed."),
-		fsm.Doc(RouteOpen, "Attached: commands and events flow. Moves to lossy (overflow) or closed."),
-		fsm.Doc(RouteLossy, "Events discarded after an overflow; commands still flow. Moves to open (drained) or closed."),
-		fsm.Doc(RouteClosed, "Terminal. The page session ended; a new Share is needed."),
+		fsm.Doc(RouteAttaching, "The attach control is in flight."),
+		fsm.Doc(RouteOpen, "Attached: commands and events flow."),
+		fsm.Doc(RouteLossy, "Events discarded after an overflow; commands still flow."),
+		fsm.Doc(RouteClosed, "The page session ended; a new Share is needed."),
 	},
 	Triggers: []RouteTrigger{RouteAttached, RouteAttachFailed, RouteOverflow, RouteDrained, RouteEnd},
 	Edges: []fsm.Edge[RouteState, RouteTrigger, struct{}]{
