@@ -48,6 +48,8 @@ type ActionResult struct {
 	// Requested and Delivered count characters (code points) of type/fill.
 	Requested int `json:"requested,omitempty"`
 	Delivered int `json:"delivered,omitempty"`
+	// Length is the field's text length (code points) after type/fill.
+	Length int `json:"length,omitempty"`
 	// Checked is the state read back after check/uncheck.
 	Checked *bool `json:"checked,omitempty"`
 	// Selected holds the values of the selected options after select.
@@ -59,6 +61,11 @@ type ActionResult struct {
 	Dialog *Dialog `json:"dialog,omitempty"`
 	// Scroll is the scroll position after scroll.
 	Scroll *ScrollState `json:"scroll,omitempty"`
+	// Navigation, NewTab and Download report what the action caused, each
+	// only when it happened (effects.go).
+	Navigation *Navigation    `json:"navigation,omitempty"`
+	NewTab     *NewTab        `json:"newTab,omitempty"`
+	Download   *DownloadStart `json:"download,omitempty"`
 }
 
 // ScrollState is a scroll position of the main document.
@@ -291,8 +298,12 @@ func (p *Page) Click(ctx context.Context, t Target) (*ActionResult, error) {
 		return nil, err
 	}
 	out := &ActionResult{Action: "click", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
+	mark := p.effectMark()
 	d, err := p.clickAt(ctx, res.X, res.Y)
 	out.Dialog = d
+	if err == nil {
+		p.collectEffects(ctx, mark, out)
+	}
 	return out, err
 }
 
@@ -311,6 +322,7 @@ func (p *Page) Hover(ctx context.Context, t Target) (*ActionResult, error) {
 	if err := p.pointerAllowed(ctx, res.X, res.Y); err != nil {
 		return nil, err
 	}
+	mark := p.effectMark()
 	d, err := p.dispatch(ctx, func(ctx context.Context) error {
 		return p.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, res.X, res.Y, input.MouseButtonNone, 0, 0)
 	})
@@ -320,37 +332,62 @@ func (p *Page) Hover(ctx context.Context, t Target) (*ActionResult, error) {
 		if !errors.As(err, &r) {
 			err = p.dispatchErr(ctx, err)
 		}
+		return out, err
 	}
-	return out, err
+	p.collectEffects(ctx, mark, out)
+	return out, nil
 }
 
 // Type focuses the target and inserts text at the end of its value with
 // Input.insertText, then reads the field back. Fewer characters delivered
 // than requested is browser_input_incomplete (the result says how many).
 func (p *Page) Type(ctx context.Context, t Target, text string) (*ActionResult, error) {
-	return p.typeInto(ctx, t, text, false)
+	return p.TypeText(ctx, t, text, TypeOptions{})
 }
 
 // Fill replaces the target's value (or contenteditable text) with text.
 func (p *Page) Fill(ctx context.Context, t Target, text string) (*ActionResult, error) {
-	return p.typeInto(ctx, t, text, true)
+	return p.TypeText(ctx, t, text, TypeOptions{Clear: true})
 }
 
-func (p *Page) typeInto(ctx context.Context, t Target, text string, clear bool) (*ActionResult, error) {
+// MaxSlowlyChars bounds the text of one keystroke-by-keystroke typing.
+const MaxSlowlyChars = 2000
+
+// TypeOptions says how TypeText delivers text.
+type TypeOptions struct {
+	// Clear replaces the value instead of appending (Fill).
+	Clear bool
+	// Slowly types keystroke by keystroke: a keyDown (with the character's
+	// text) and a keyUp per character, so key handlers see each one, as
+	// they do a person's typing. A newline is the Enter key, a tab the Tab
+	// key. At most MaxSlowlyChars characters.
+	Slowly bool
+}
+
+// TypeText types text into the target as o says and reads the field back:
+// Requested and Delivered count characters, Length is the field's length
+// after. Fewer delivered than requested is browser_input_incomplete, whose
+// next step says how many characters to type again.
+func (p *Page) TypeText(ctx context.Context, t Target, text string, o TypeOptions) (*ActionResult, error) {
 	name := "type"
-	if clear {
+	if o.Clear {
 		name = "fill"
+	}
+	n := utf8.RuneCountInString(text)
+	if o.Slowly && n > MaxSlowlyChars {
+		return nil, fsm.Refusef(fsm.LimitExceeded, "at most %d characters typed slowly per call", MaxSlowlyChars)
 	}
 	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	w, res, err := p.prepare(ctx, t, "type", map[string]any{"clear": clear, "empty": clear && text == ""})
+	w, res, err := p.prepare(ctx, t, "type", map[string]any{"clear": o.Clear, "empty": o.Clear && text == ""})
 	if err != nil {
 		return nil, err
 	}
-	out := &ActionResult{Action: name, Role: res.Role, Tag: res.Tag, Rebound: res.Rebound, Requested: utf8.RuneCountInString(text)}
+	out := &ActionResult{Action: name, Role: res.Role, Tag: res.Tag, Rebound: res.Rebound, Requested: n}
+	mark := p.effectMark()
 	if text != "" {
 		d, err := p.dispatch(ctx, func(ctx context.Context) error {
 			if res.NeedEnd {
@@ -359,6 +396,14 @@ func (p *Page) typeInto(ctx context.Context, t Target, text string, clear bool) 
 				if err := p.stroke(ctx, stroke{key: namedKeys["end"]}); err != nil {
 					return err
 				}
+			}
+			if o.Slowly {
+				for _, r := range text {
+					if err := p.stroke(ctx, stroke{key: keyForRune(r)}); err != nil {
+						return err
+					}
+				}
+				return nil
 			}
 			// The text goes wherever the focus is when it arrives.
 			if err := p.focusAllowed(ctx); err != nil {
@@ -379,10 +424,16 @@ func (p *Page) typeInto(ctx context.Context, t Target, text string, clear bool) 
 			return out, nil
 		}
 	}
+	p.collectEffects(ctx, mark, out)
+	if out.Navigation != nil && !out.Navigation.SameDocument {
+		// An Enter submitted the form: the field's document is gone.
+		return out, fsm.Refuse(fsm.OutcomeUnknown, "the page navigated before the typed value could be read back")
+	}
 	var rb struct {
 		pageErr
 		Requested int  `json:"requested"`
 		Delivered int  `json:"delivered"`
+		Length    int  `json:"length"`
 		Exact     bool `json:"exact"`
 	}
 	if err := p.call(ctx, w, "readBack", map[string]any{"nonce": w.nonce, "text": text}, false, &rb); err != nil {
@@ -394,9 +445,11 @@ func (p *Page) typeInto(ctx context.Context, t Target, text string, clear bool) 
 	if rb.Err != "" {
 		return out, fsm.Refuse(fsm.OutcomeUnknown, "the field went away before its value could be read back")
 	}
-	out.Delivered = rb.Delivered
+	out.Delivered, out.Length = rb.Delivered, rb.Length
 	if rb.Delivered < out.Requested {
-		return out, fsm.Refusef(fsm.InputIncomplete, "delivered %d of %d characters", rb.Delivered, out.Requested)
+		r := fsm.Refusef(fsm.InputIncomplete, "delivered %d of %d characters", rb.Delivered, out.Requested)
+		r.Next = fmt.Sprintf("the field holds the first %d; type the remaining %d characters again (from character %d), or fill the whole value", rb.Delivered, out.Requested-rb.Delivered, rb.Delivered+1)
+		return out, r
 	}
 	return out, nil
 }
@@ -412,11 +465,14 @@ func (p *Page) Select(ctx context.Context, t Target, values ...string) (*ActionR
 		return nil, err
 	}
 	defer release()
+	mark := p.effectMark()
 	_, res, err := p.prepare(ctx, t, "select", map[string]any{"values": values})
 	if err != nil {
 		return nil, err
 	}
-	return &ActionResult{Action: "select", Role: "combobox", Tag: "select", Rebound: res.Rebound, Selected: res.Values}, nil
+	out := &ActionResult{Action: "select", Role: "combobox", Tag: "select", Rebound: res.Rebound, Selected: res.Values}
+	p.collectEffects(ctx, mark, out)
+	return out, nil
 }
 
 // Check clicks a checkbox, radio or switch when its state differs from want,
@@ -440,10 +496,15 @@ func (p *Page) Check(ctx context.Context, t Target, want bool) (*ActionResult, e
 		out.NoOp = true
 		return out, nil
 	}
+	mark := p.effectMark()
 	d, err := p.clickAt(ctx, res.X, res.Y)
 	out.Dialog = d
 	if err != nil || d != nil {
 		return out, err
+	}
+	p.collectEffects(ctx, mark, out)
+	if out.Navigation != nil && !out.Navigation.SameDocument {
+		return out, nil // the control's document is gone: nothing to read back
 	}
 	var rc struct {
 		pageErr
@@ -486,6 +547,7 @@ func (p *Page) Press(ctx context.Context, t *Target, keys string) (*ActionResult
 		}
 		out.Role, out.Tag, out.Rebound = res.Role, res.Tag, res.Rebound
 	}
+	mark := p.effectMark()
 	d, err := p.dispatch(ctx, func(ctx context.Context) error {
 		for _, s := range strokes {
 			if err := p.stroke(ctx, s); err != nil {
@@ -500,8 +562,10 @@ func (p *Page) Press(ctx context.Context, t *Target, keys string) (*ActionResult
 		if !errors.As(err, &r) {
 			err = p.dispatchErr(ctx, err)
 		}
+		return out, err
 	}
-	return out, err
+	p.collectEffects(ctx, mark, out)
+	return out, nil
 }
 
 type keyDef struct {
@@ -573,6 +637,21 @@ func parseKeys(keys string) ([]stroke, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// keyForRune is the key that types r: Enter and Tab for their
+// characters, else a key whose text is r.
+func keyForRune(r rune) keyDef {
+	switch r {
+	case '\n', '\r':
+		return namedKeys["enter"]
+	case '\t':
+		return namedKeys["tab"]
+	case ' ':
+		return namedKeys["space"]
+	}
+	kd, _ := keyFor(string(r))
+	return kd
 }
 
 func keyFor(name string) (keyDef, bool) {

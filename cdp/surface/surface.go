@@ -108,6 +108,9 @@ type Page struct {
 	mainNav   chan struct{} // closed and replaced when the main frame commits a new document
 	diag      diagnostics
 	ctxs      contextWatches // execution contexts by session (contexts.go)
+	effects   effectLog      // what actions caused (effects.go)
+
+	barrier chan chan struct{} // sync requests to the event goroutine
 }
 
 // child is an out-of-process (cross-site) iframe: its own target and session.
@@ -178,6 +181,7 @@ func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error)
 		dialogCh:  make(chan struct{}),
 		loadCh:    make(chan struct{}),
 		mainNav:   make(chan struct{}),
+		barrier:   make(chan chan struct{}),
 		limits:    limits{lines: maxOutlineLines, frames: maxFramesPerSnapshot, frameLines: maxFrameLines},
 	}
 	p.diag.init()
@@ -282,6 +286,7 @@ var pageEvents = []string{
 	"Page.frameStartedLoading", "Page.frameStoppedLoading", "Page.frameNavigated", "Page.navigatedWithinDocument",
 	"Page.frameDetached", "Target.attachedToTarget", "Target.detachedFromTarget", "Inspector.detached",
 	"Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared",
+	"Page.frameRequestedNavigation", "Page.windowOpen", "Page.downloadWillBegin",
 }
 
 // orderedEvents is a session that delivers several methods on one channel
@@ -329,6 +334,18 @@ func (p *Page) events(ctx context.Context, subs []sub) {
 					return
 				}
 				p.handle(ctx, ev.Method, ev.Params)
+			case done := <-p.barrier:
+				// Handle what is queued now, then answer.
+				for n := len(subs[0].ordered); n > 0; n-- {
+					ev, ok := <-subs[0].ordered
+					if !ok {
+						p.markGone()
+						close(done)
+						return
+					}
+					p.handle(ctx, ev.Method, ev.Params)
+				}
+				close(done)
 			}
 		}
 	}
@@ -386,6 +403,11 @@ func (p *Page) handle(ctx context.Context, method string, raw jsonv2.Value) {
 		p.mu.Lock()
 		p.bumpLoadLocked()
 		p.noteMainNavLocked(method, raw)
+		p.noteEffectLocked(method, raw)
+		p.mu.Unlock()
+	case "Page.frameRequestedNavigation", "Page.windowOpen", "Page.downloadWillBegin":
+		p.mu.Lock()
+		p.noteEffectLocked(method, raw)
 		p.mu.Unlock()
 	case "Page.frameDetached":
 		var ev page.EventFrameDetached

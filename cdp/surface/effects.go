@@ -1,0 +1,355 @@
+package surface
+
+import (
+	"context"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
+)
+
+// What an action caused, beyond its own element: a navigation of the main
+// frame, a new tab, a download. The page session's events are recorded in
+// order with a sequence number; an action notes the number before it
+// dispatches and reads what came after, once the events the browser sent
+// before the action's acknowledgement have been handled (sync).
+
+// Navigation is a main-frame navigation an action caused. URL and Title are
+// empty when the Judge refuses the new document.
+type Navigation struct {
+	URL   string `json:"url,omitempty"`
+	Title string `json:"title,omitempty"`
+	// SameDocument reports a history or fragment change without a new
+	// document (refs stay valid).
+	SameDocument bool `json:"sameDocument,omitempty"`
+	// Pending reports that the navigation was requested but had not
+	// committed when the action returned.
+	Pending bool `json:"pending,omitempty"`
+}
+
+// NewTab is a window the page opened during an action (window.open, a link
+// with a target). URL is empty when the Judge refuses it.
+type NewTab struct {
+	URL string `json:"url,omitempty"`
+}
+
+// DownloadStart is a download that began during an action. The download
+// itself (its file, progress, completion) belongs to the caller that set the
+// browser's download behaviour; the surface only reports that one began.
+type DownloadStart struct {
+	GUID              string `json:"guid"`
+	URL               string `json:"url,omitempty"`
+	SuggestedFilename string `json:"suggestedFilename,omitempty"`
+}
+
+// Bounds of the wait for what an action started.
+const (
+	// navCommitWait bounds the wait for a requested main-frame navigation
+	// to commit (or turn into a download) before the action returns.
+	navCommitWait = 5 * time.Second
+	// navTitleWait bounds the wait, after a commit, for the load to stop so
+	// that the title is the new document's.
+	navTitleWait = 2 * time.Second
+	// maxEffectEvents bounds the recorded events.
+	maxEffectEvents = 64
+)
+
+type effectKind int
+
+const (
+	effNavRequested effectKind = iota + 1
+	effNavCommitted
+	effNavSameDoc
+	effWindowOpen
+	effDownload
+)
+
+type effectEvent struct {
+	seq  uint64
+	kind effectKind
+	url  string
+	guid string
+	name string
+}
+
+// effectLog is guarded by Page.mu.
+type effectLog struct {
+	seq    uint64
+	events []effectEvent // newest last, at most maxEffectEvents
+	wake   chan struct{} // closed and replaced on each event
+}
+
+func (l *effectLog) addLocked(e effectEvent) {
+	l.seq++
+	e.seq = l.seq
+	l.events = append(l.events, e)
+	if len(l.events) > maxEffectEvents {
+		l.events = append(l.events[:0:0], l.events[len(l.events)-maxEffectEvents:]...)
+	}
+	if l.wake != nil {
+		close(l.wake)
+	}
+	l.wake = make(chan struct{})
+}
+
+// noteEffect records an effect event; the caller holds p.mu.
+func (p *Page) noteEffectLocked(method string, raw jsonv2.Value) {
+	switch method {
+	case "Page.frameRequestedNavigation":
+		var ev page.EventFrameRequestedNavigation
+		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == p.main {
+			p.effects.addLocked(effectEvent{kind: effNavRequested, url: ev.URL})
+		}
+	case "Page.frameNavigated":
+		var ev page.EventFrameNavigated
+		if jsonv2.Unmarshal(raw, &ev) == nil && ev.Frame != nil && ev.Frame.ID == p.main {
+			p.effects.addLocked(effectEvent{kind: effNavCommitted, url: ev.Frame.URL})
+		}
+	case "Page.navigatedWithinDocument":
+		var ev page.EventNavigatedWithinDocument
+		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == p.main {
+			p.effects.addLocked(effectEvent{kind: effNavSameDoc, url: ev.URL})
+		}
+	case "Page.windowOpen":
+		var ev page.EventWindowOpen
+		if jsonv2.Unmarshal(raw, &ev) == nil {
+			p.effects.addLocked(effectEvent{kind: effWindowOpen, url: ev.URL})
+		}
+	case "Page.downloadWillBegin":
+		// Still sent on the page session by current Chromium when the
+		// browser's download behaviour has events enabled.
+		var ev struct {
+			GUID              string `json:"guid"`
+			URL               string `json:"url"`
+			SuggestedFilename string `json:"suggestedFilename"`
+		}
+		if jsonv2.Unmarshal(raw, &ev) == nil {
+			p.noteDownloadLocked(ev.GUID, ev.URL, ev.SuggestedFilename)
+		}
+	}
+}
+
+func (p *Page) noteDownloadLocked(guid, url, name string) {
+	for _, e := range p.effects.events {
+		if e.kind == effDownload && e.guid == guid {
+			return // told by both the page and the browser
+		}
+	}
+	p.effects.addLocked(effectEvent{kind: effDownload, url: url, guid: guid, name: name})
+}
+
+// NoteDownload tells the page that a download began in one of its frames
+// (from Browser.downloadWillBegin, which arrives on the browser session of
+// whoever set the download behaviour). frameID is the event's frame; a
+// download of a frame of another page is ignored. An action in progress
+// reports it.
+func (p *Page) NoteDownload(frameID, guid, url, suggestedFilename string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.ownsFrameLocked(frameID) {
+		return
+	}
+	p.noteDownloadLocked(guid, url, suggestedFilename)
+}
+
+func (p *Page) ownsFrameLocked(frameID string) bool {
+	if frameID == string(p.main) {
+		return true
+	}
+	for k := range p.worlds {
+		if string(k.frame) == frameID {
+			return true
+		}
+	}
+	_, ok := p.frameKeys[cdproto.FrameID(frameID)]
+	return ok
+}
+
+// mark is where an action's effects start: the sequence number of the last
+// recorded event and the main frame's URL.
+type mark struct {
+	seq uint64
+	url string
+}
+
+func (p *Page) effectMark() mark {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return mark{p.effects.seq, p.mainURL}
+}
+
+func (p *Page) effectsSince(mark uint64) ([]effectEvent, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []effectEvent
+	for _, e := range p.effects.events {
+		if e.seq > mark {
+			out = append(out, e)
+		}
+	}
+	if p.effects.wake == nil {
+		p.effects.wake = make(chan struct{})
+	}
+	return out, p.effects.wake
+}
+
+// sync returns once the event goroutine has handled every event queued
+// before the call: events the browser sent before an acknowledgement the
+// caller has received are then recorded. Sessions without one ordered
+// stream return at once (their events have no order to wait for).
+func (p *Page) sync(ctx context.Context) {
+	if !p.diag.ordered {
+		return
+	}
+	done := make(chan struct{})
+	select {
+	case p.barrier <- done:
+	case <-ctx.Done():
+		return
+	case <-p.life.Done():
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-p.life.Done():
+	}
+}
+
+// collectEffects fills out with what happened since mark: it waits (within
+// its bounds) for a requested main-frame navigation to commit and for the
+// new document's title. Nothing is reported that did not happen.
+func (p *Page) collectEffects(ctx context.Context, m mark, out *ActionResult) {
+	if out.Dialog != nil {
+		return // the page is blocked in the dialog: nothing else moves
+	}
+	p.sync(ctx)
+	evs, wake := p.effectsSince(m.seq)
+	var requested bool
+	committed, settled := false, func(evs []effectEvent) bool {
+		for _, e := range evs {
+			if e.kind == effNavCommitted || e.kind == effDownload || e.kind == effNavSameDoc {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range evs {
+		requested = requested || e.kind == effNavRequested
+	}
+	if requested && !settled(evs) {
+		timer := time.NewTimer(navCommitWait)
+		defer timer.Stop()
+	wait:
+		for !settled(evs) {
+			select {
+			case <-wake:
+				evs, wake = p.effectsSince(m.seq)
+			case <-timer.C:
+				break wait
+			case <-ctx.Done():
+				break wait
+			case <-p.gone:
+				break wait
+			}
+		}
+	}
+	var nav *Navigation
+	for _, e := range evs {
+		switch e.kind {
+		case effNavRequested:
+			if nav == nil {
+				nav = &Navigation{URL: e.url, Pending: true}
+			}
+		case effNavCommitted:
+			nav = &Navigation{URL: e.url}
+			committed = true
+		case effNavSameDoc:
+			if !committed {
+				nav = &Navigation{URL: e.url, SameDocument: true}
+			}
+		case effWindowOpen:
+			out.NewTab = &NewTab{URL: p.allowedURL(e.url)}
+		case effDownload:
+			out.Download = &DownloadStart{GUID: e.guid, URL: p.allowedURL(e.url), SuggestedFilename: e.name}
+			if nav != nil && nav.Pending {
+				nav = nil // the requested navigation became this download
+			}
+		}
+	}
+	if nav == nil {
+		// The browser tells of a history change (pushState, a fragment)
+		// after the input's acknowledgement, not before: the document
+		// itself says whether its URL moved.
+		nav = p.sameDocumentMove(ctx, m.url)
+	}
+	if nav == nil {
+		return
+	}
+	if p.judge(nav.URL) != nil {
+		out.Navigation = &Navigation{SameDocument: nav.SameDocument, Pending: nav.Pending}
+		return
+	}
+	if !nav.Pending && nav.Title == "" {
+		if committed {
+			p.waitLoaded(ctx, navTitleWait)
+		}
+		if id, err := p.Identity(ctx); err == nil && id.URL == nav.URL {
+			nav.Title = capString(id.Title, 200)
+		}
+	}
+	out.Navigation = nav
+}
+
+// sameDocumentMove reads the main document's URL from its world, when it
+// has one already, and reports a same-document navigation when the URL is
+// no longer before.
+func (p *Page) sameDocumentMove(ctx context.Context, before string) *Navigation {
+	p.mu.Lock()
+	w := p.worlds[worldKey{p.sess, p.main}]
+	p.mu.Unlock()
+	if w == nil || w.dead.Load() {
+		return nil
+	}
+	var r struct {
+		OK    bool   `json:"ok"`
+		URL   string `json:"url"`
+		Title string `json:"title"`
+	}
+	if err := p.call(ctx, w, "identity", map[string]any{"nonce": w.nonce}, false, &r); err != nil || !r.OK || r.URL == before {
+		return nil
+	}
+	return &Navigation{URL: r.URL, Title: capString(r.Title, 200), SameDocument: true}
+}
+
+// allowedURL is u when the Judge allows it, else empty.
+func (p *Page) allowedURL(u string) string {
+	if p.judge(u) != nil {
+		return ""
+	}
+	return u
+}
+
+// waitLoaded waits, within d, until the main frame stops loading.
+func (p *Page) waitLoaded(ctx context.Context, d time.Duration) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		p.mu.Lock()
+		loading, ch := p.loading, p.loadCh
+		p.mu.Unlock()
+		if !loading {
+			return
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-p.gone:
+			return
+		}
+	}
+}

@@ -1,0 +1,171 @@
+package surface
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+var (
+	fxOnce sync.Once
+	fxSrv  *httptest.Server
+)
+
+// effectSite serves the pages of the effect and typing tests.
+func effectSite(tb testing.TB) *httptest.Server {
+	fxOnce.Do(func() {
+		fxSrv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/fx":
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				fmt.Fprint(w, html5("Effects", `<a href="/fx2">Next page</a>
+<button onclick="window.open('/fx2')">Open tab</button>
+<a href="/file.txt">Get file</a>
+<button onclick="history.pushState(null, '', '#moved')">Move</button>
+<input aria-label="Plain">
+<input aria-label="Drops" onkeydown="if (++window.keyCount > 5) event.preventDefault()">
+<input aria-label="Keys" onkeydown="window.keyLog.push(event.key)">
+<script>window.keyCount = 0; window.keyLog = [];</script>`))
+			case "/fx2":
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				fmt.Fprint(w, html5("Second page", `<h1>Second</h1>`))
+			case "/file.txt":
+				w.Header().Set("Content-Type", "application/octet-stream")
+				w.Header().Set("Content-Disposition", `attachment; filename="report.txt"`)
+				fmt.Fprint(w, "data")
+			default:
+				http.NotFound(w, r)
+			}
+		}))
+	})
+	return fxSrv
+}
+
+func effectPage(t *testing.T) *Page {
+	t.Helper()
+	p, _ := testPage(t, "")
+	must(p.Navigate(tctx(t), effectSite(t).URL+"/fx"))(t)
+	return p
+}
+
+func compact(t *testing.T, r *ActionResult) string {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestActionEffects: an action reports the navigation, new tab and
+// download it caused, and nothing when it caused none.
+func TestActionEffects(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
+	p := effectPage(t)
+	ctx := tctx(t)
+	base := effectSite(t).URL
+
+	r := must(p.Fill(ctx, Target{Label: "Plain"}, "héllo"))(t)
+	if r.Navigation != nil || r.NewTab != nil || r.Download != nil || r.Length != 5 || r.Delivered != 5 {
+		t.Fatalf("fill: %s", compact(t, r))
+	}
+	r = must(p.Type(ctx, Target{Label: "Plain"}, "!!"))(t)
+	if r.Length != 7 || r.Delivered != 2 {
+		t.Fatalf("type: %s", compact(t, r))
+	}
+
+	r = must(p.Click(ctx, Target{Role: "button", Name: "Move"}))(t)
+	if n := r.Navigation; n == nil || !n.SameDocument || n.URL != base+"/fx#moved" {
+		t.Fatalf("pushState: %s", compact(t, r))
+	}
+
+	r = must(p.Click(ctx, Target{Role: "button", Name: "Open tab"}))(t)
+	if r.NewTab == nil || r.NewTab.URL != base+"/fx2" || r.Navigation != nil {
+		t.Fatalf("window.open: %s", compact(t, r))
+	}
+
+	r = must(p.Click(ctx, Target{Role: "link", Name: "Next page"}))(t)
+	if n := r.Navigation; n == nil || n.SameDocument || n.Pending || n.URL != base+"/fx2" || n.Title != "Second page" {
+		t.Fatalf("link: %s", compact(t, r))
+	}
+	if r.NewTab != nil || r.Download != nil {
+		t.Fatalf("link: %s", compact(t, r))
+	}
+}
+
+// TestActionEffectDownload: a click that starts a download reports it (the
+// page session's event, or the browser's passed in with NoteDownload).
+func TestActionEffectDownload(t *testing.T) {
+	b := sharedBrowser(t)
+	ctx := tctx(t)
+	dir := t.TempDir()
+	br := b.conn.Browser()
+	if err := br.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": dir, "eventsEnabled": true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = br.Call(context.Background(), "Browser.setDownloadBehavior", map[string]any{"behavior": "default"}, nil)
+	})
+	p := effectPage(t)
+	events, stop := br.Subscribe("Browser.downloadWillBegin")
+	defer stop()
+	forward := make(chan struct{})
+	go func() {
+		defer close(forward)
+		for raw := range events {
+			var ev struct {
+				FrameID, GUID, URL, SuggestedFilename string
+			}
+			if jsonUnmarshal(raw, &ev) == nil {
+				p.NoteDownload(ev.FrameID, ev.GUID, ev.URL, ev.SuggestedFilename)
+			}
+		}
+	}()
+	defer func() { stop(); <-forward }()
+	r := must(p.Click(ctx, Target{Role: "link", Name: "Get file"}))(t)
+	if r.Download == nil || r.Download.SuggestedFilename != "report.txt" || !strings.HasSuffix(r.Download.URL, "/file.txt") || r.Download.GUID == "" {
+		t.Fatalf("download: %s", compact(t, r))
+	}
+	if r.Navigation != nil {
+		t.Fatalf("a download is not a navigation: %s", compact(t, r))
+	}
+}
+
+// TestTypeSlowly: keystroke by keystroke, every key reaches the page's
+// handler; a handler that drops keys after the fifth makes the delivery
+// incomplete, with the counts and a next step.
+func TestTypeSlowly(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
+	p := effectPage(t)
+	ctx := tctx(t)
+	r := must(p.TypeText(ctx, Target{Label: "Keys"}, "Ab c", TypeOptions{Slowly: true}))(t)
+	if r.Requested != 4 || r.Delivered != 4 || r.Length != 4 {
+		t.Fatalf("slowly: %s", compact(t, r))
+	}
+	var keys []string
+	js(t, p, "window.keyLog", &keys)
+	if strings.Join(keys, ",") != "A,b, ,c" {
+		t.Fatalf("key events = %q", keys)
+	}
+	r, err := p.TypeText(ctx, Target{Label: "Drops"}, "abcdefgh", TypeOptions{Slowly: true})
+	wantCode(t, err, fsm.InputIncomplete)
+	if r == nil || r.Requested != 8 || r.Delivered != 5 {
+		t.Fatalf("dropped keys: %+v", r)
+	}
+	ref, _ := fsm.AsRefusal(err)
+	if !strings.Contains(ref.Next, "remaining 3 characters") {
+		t.Fatalf("next step: %q", ref.Next)
+	}
+	if got := jsString(t, p, "document.querySelector('[aria-label=Drops]').value"); got != "abcde" {
+		t.Fatalf("field = %q", got)
+	}
+	_, err = p.TypeText(ctx, Target{Label: "Keys"}, strings.Repeat("x", MaxSlowlyChars+1), TypeOptions{Slowly: true})
+	wantCode(t, err, fsm.LimitExceeded)
+}
