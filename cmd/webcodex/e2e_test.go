@@ -24,12 +24,13 @@ import (
 	"github.com/webcodex/webcodex/internal/persontty"
 	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/testbin"
+	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/platform"
 )
 
 var binary string
 
-func TestMain(m *testing.M) { testbin.Main(m, false, &binary) }
+func TestMain(m *testing.M) { testbin.Main(tracecheck.Wrap(m), false, &binary) }
 
 // env is one isolated webcodex installation: its own state root.
 type env struct {

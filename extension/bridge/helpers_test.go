@@ -13,6 +13,7 @@ import (
 
 	"github.com/webcodex/webcodex/extension/rendezvous"
 	"github.com/webcodex/webcodex/extension/wire"
+	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -24,6 +25,7 @@ const wait = 20 * time.Second
 
 func newServer(t *testing.T, opts Options) (*Server, string) {
 	t.Helper()
+	tracecheck.Track(t)
 	state := filepath.Join(t.TempDir(), "state")
 	if err := platform.EnsurePrivateDir(state); err != nil {
 		t.Fatal(err)

@@ -7,13 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"testing"
 )
 
 // Main builds github.com/webcodex/webcodex/cmd/webcodex into a temporary
 // directory (with the race detector when race is set), stores its path in
-// *binary, runs the tests and removes the directory. Use it from TestMain.
-func Main(m *testing.M, race bool, binary *string) {
+// *binary, runs the tests and removes the directory. Use it from TestMain;
+// m is the *testing.M, or a wrapper of it (tracecheck.Wrap).
+func Main(m interface{ Run() int }, race bool, binary *string) {
 	dir, err := os.MkdirTemp("", "webcodex-bin-")
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "testbin: %v\n", err)

@@ -85,10 +85,22 @@ func Track(t testing.TB) {
 	})
 }
 
+// Tests is what Main runs: a *testing.M, or another Main wrapper's view of
+// one (see [Wrap]).
+type Tests interface{ Run() int }
+
+// Wrap returns m with Main's recording and checking around its Run, for a
+// TestMain that hands m to another wrapper which exits by itself.
+func Wrap(m Tests) Tests { return wrapped{m} }
+
+type wrapped struct{ m Tests }
+
+func (w wrapped) Run() int { return Main(w.m) }
+
 // Main installs the recorder, runs the tests and then checks every
 // recorded trace. A trace that is not a path of its declaration fails the
 // run even when every test passed.
-func Main(m *testing.M) int {
+func Main(m Tests) int {
 	fsm.SetRecorder(rec)
 	code := m.Run()
 	fsm.SetRecorder(nil)

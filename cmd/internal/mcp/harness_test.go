@@ -24,12 +24,13 @@ import (
 
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/testbin"
+	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/platform"
 )
 
 var binary string
 
-func TestMain(m *testing.M) { testbin.Main(m, raceBuild, &binary) }
+func TestMain(m *testing.M) { testbin.Main(tracecheck.Wrap(m), raceBuild, &binary) }
 
 // needChromium fails (or, under -short, skips) when Chromium is missing.
 func needChromium(t testing.TB) {
@@ -83,6 +84,7 @@ type serverOpts struct {
 
 func startServer(t testing.TB, o serverOpts) *server {
 	t.Helper()
+	tracecheck.Track(t)
 	state := o.state
 	if state == "" {
 		state = shortDir(t)

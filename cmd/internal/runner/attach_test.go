@@ -19,6 +19,7 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/internal/slow"
+	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -119,6 +120,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	tracecheck.Track(t)
 	h := &harness{t: t, dial: &cuttable{}, logs: &logSink{}}
 	h.r = h.newRunner()
 	return h

@@ -25,6 +25,7 @@ import (
 	"github.com/webcodex/webcodex/consent"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/testlock"
+	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -424,6 +425,7 @@ func handshakesOf(r *Runner) int {
 // minimum).
 func consentHarness(t *testing.T, deadline time.Duration, ui consent.ConsentUI, pressDelay time.Duration) *harness {
 	t.Helper()
+	tracecheck.Track(t)
 	h := &harness{t: t, dial: &cuttable{}, logs: &logSink{}}
 	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: h.logs.logf, NetDialContext: h.dial.dial, ConsentDeadline: deadline,
 		ConsentUI: ui, PressDelay: pressDelay})

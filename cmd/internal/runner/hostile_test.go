@@ -15,6 +15,7 @@ import (
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -23,6 +24,7 @@ import (
 // the default), closed when the test ends.
 func boundedRunner(t *testing.T, callBound time.Duration) *Runner {
 	t.Helper()
+	tracecheck.Track(t)
 	if _, err := platform.FindChromium(); err != nil {
 		if testing.Short() {
 			t.Skip("Chromium missing (-short)")
