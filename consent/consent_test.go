@@ -7,11 +7,12 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/fsm/fsmtest"
 )
 
-func TestAttemptProperties(t *testing.T) { fsm.Check(t, AttemptSpec) }
-func TestRequestProperties(t *testing.T) { fsm.Check(t, RequestSpec) }
-func TestGrantProperties(t *testing.T)   { fsm.Check(t, GrantSpec) }
+func TestAttemptProperties(t *testing.T) { fsmtest.Check(t, AttemptSpec) }
+func TestRequestProperties(t *testing.T) { fsmtest.Check(t, RequestSpec) }
+func TestGrantProperties(t *testing.T)   { fsmtest.Check(t, GrantSpec) }
 
 type clock struct{ now time.Time }
 

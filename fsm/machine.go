@@ -27,9 +27,12 @@ type Machine[S, T ~string, F any] struct {
 	sm    *stateless.StateMachine
 
 	instance uint64 // unique in the process; names this machine in traces
+	quiet    bool   // a harness machine: its transitions reach no Recorder
 
 	mu       sync.Mutex // mu guards the fields that follow and serializes Fire
+	state    S          // stateless keeps its state here (external storage)
 	counters Counters
+	flight   string         // the counter that opened the current flight (see EffectID)
 	taken    *Edge[S, T, F] // set by the transition callback during Fire
 	trace    trace
 }
@@ -38,12 +41,24 @@ type Machine[S, T ~string, F any] struct {
 // is read whenever a guard is evaluated; it may be nil when no guard reads
 // facts. An unhandled trigger becomes a [*Refusal] with [TransitionRefused].
 func (s *Spec[S, T, F]) Build(facts func() F) *Machine[S, T, F] {
+	return s.build(facts, false)
+}
+
+// build is Build; a quiet machine (the property harness's) records its
+// transitions in its own trace only, never to the process Recorder: the
+// harness jumps between states, which no real run does.
+func (s *Spec[S, T, F]) build(facts func() F, quiet bool) *Machine[S, T, F] {
 	if facts == nil {
 		facts = func() F { var zero F; return zero }
 	}
 	register(s)
-	m := &Machine[S, T, F]{spec: s, facts: facts, counters: Counters{}, instance: instances.Add(1)}
-	m.sm = stateless.NewStateMachineWithMode(s.Initial, stateless.FiringQueued)
+	m := &Machine[S, T, F]{spec: s, facts: facts, state: s.Initial, counters: Counters{}, instance: instances.Add(1), quiet: quiet}
+	// External storage lets the exhaustive exploration restore a machine to
+	// a state it reached before; stateless calls these under m.mu (Fire).
+	m.sm = stateless.NewStateMachineWithExternalStorage(
+		func(context.Context) (stateless.State, error) { return m.state, nil },
+		func(_ context.Context, st stateless.State) error { m.state = st.(S); return nil },
+		stateless.FiringQueued)
 	for i := range s.Edges {
 		e := s.Edges[i]
 		cfg := m.sm.Configure(e.From)
@@ -101,11 +116,19 @@ func (m *Machine[S, T, F]) Fire(ctx context.Context, t T) (Step[S, T], error) {
 		return Step[S, T]{}, fmt.Errorf("fsm: %s: %v in %v: transition not in declaration", m.spec.Name, t, from)
 	}
 	e := *m.taken
-	m.counters = apply(m.counters, e)
-	step := Step[S, T]{From: e.From, On: e.On, To: e.To, Effect: e.Effect, EffectID: EffectID(e, m.counters)}
+	m.counters, m.flight = m.spec.advance(m.counters, m.flight, e)
+	step := Step[S, T]{From: e.From, On: e.On, To: e.To, Effect: e.Effect, EffectID: m.spec.EffectID(e, m.counters, m.flight)}
 	m.trace.add(Record{Machine: m.spec.Name, Instance: m.instance, From: string(e.From), On: string(e.On),
-		To: string(e.To), Effect: string(e.Effect), EffectID: step.EffectID})
+		To: string(e.To), Effect: string(e.Effect), EffectID: step.EffectID}, !m.quiet)
 	return step, nil
+}
+
+// restore puts the machine back in a state it reached before, for the
+// exhaustive exploration.
+func (m *Machine[S, T, F]) restore(st S, c Counters, flight string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.state, m.counters, m.flight = st, c.clone(), flight
 }
 
 // Trace returns the machine's latest transitions (at most [MaxTrace]),
@@ -123,9 +146,7 @@ func (m *Machine[S, T, F]) State() S {
 	return m.stateLocked()
 }
 
-func (m *Machine[S, T, F]) stateLocked() S {
-	return m.sm.MustState().(S)
-}
+func (m *Machine[S, T, F]) stateLocked() S { return m.state }
 
 // Counter returns the value of a named counter.
 func (m *Machine[S, T, F]) Counter(name string) int {

@@ -31,7 +31,7 @@ func TestFireReturnsEffectKeyedByCounter(t *testing.T) {
 		}
 		ids = append(ids, st.EffectID)
 	}
-	want := []string{"lead#attempts=0,losses=1", "dial#attempts=1,losses=1", "dial#attempts=2,losses=1"}
+	want := []string{"lead#losses=1", "dial#attempts=1,losses=1", "dial#attempts=2,losses=1"}
 	if strings.Join(ids, ",") != strings.Join(want, ",") {
 		t.Fatalf("effect ids = %v, want %v", ids, want)
 	}

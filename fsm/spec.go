@@ -170,17 +170,39 @@ func apply[S, T ~string, F any](c Counters, e Edge[S, T, F]) Counters {
 	return out
 }
 
-// EffectID is the ledger identity of an effect: its name and every counter
-// after the edge was taken ("dial#attempts=2,losses=1"). An edge that can
-// repeat must count, or its effect repeats an ID, which the harness reports
-// as a replay.
-func EffectID[S, T ~string, F any](e Edge[S, T, F], after Counters) string {
+// advance returns the counters and the flight counter after taking e. A
+// flight opens when the machine leaves a stable state; its counter is the
+// one the opening edge counts ("" when it counts none).
+func (s *Spec[S, T, F]) advance(c Counters, flight string, e Edge[S, T, F]) (Counters, string) {
+	if s.IsStable(e.From) {
+		flight = e.Count
+	}
+	return apply(c, e), flight
+}
+
+// EffectID is the ledger identity of an effect, keyed by the effect's own
+// counter, not by everything else the machine counts: "dial#attempts=2,
+// losses=1". An effect's own counter is the one its edges count (Validate
+// allows one per effect); an effect on uncounted edges is keyed by the
+// counter of the flight that runs it, and with no flight counter it is
+// one-shot for the machine's life. The counters that reset the own counter
+// (the epoch it counts within) are part of the key too. So the same effect
+// fired again on another edge, without its own counter moving, repeats an
+// ID, which the harness reports as a replay.
+func (s *Spec[S, T, F]) EffectID(e Edge[S, T, F], after Counters, flight string) string {
 	if e.Effect == NoEffect {
 		return ""
 	}
+	own := s.effectCounter(e.Effect)
+	if own == "" {
+		own = flight
+	}
 	var b strings.Builder
 	b.WriteString(string(e.Effect))
-	for i, k := range sortedKeys(after) {
+	if own == "" {
+		return b.String()
+	}
+	for i, k := range s.epoch(own) {
 		if i == 0 {
 			b.WriteByte('#')
 		} else {
@@ -189,6 +211,38 @@ func EffectID[S, T ~string, F any](e Edge[S, T, F], after Counters) string {
 		fmt.Fprintf(&b, "%s=%d", k, after[k])
 	}
 	return b.String()
+}
+
+// effectCounter is the counter the edges carrying ef count ("" when none).
+func (s *Spec[S, T, F]) effectCounter(ef Effect) string {
+	for _, e := range s.Edges {
+		if e.Effect == ef && e.Count != "" {
+			return e.Count
+		}
+	}
+	return ""
+}
+
+// epoch is counter c with every counter counted by an edge that resets one
+// of them, sorted: a reset starts a new epoch only if the resetting edge
+// counts it.
+func (s *Spec[S, T, F]) epoch(c string) []string {
+	set := map[string]bool{c: true}
+	for grew := true; grew; {
+		grew = false
+		for _, e := range s.Edges {
+			if e.Count == "" || set[e.Count] {
+				continue
+			}
+			for _, r := range e.Reset {
+				if set[r] {
+					set[e.Count], grew = true, true
+					break
+				}
+			}
+		}
+	}
+	return sortedKeys(set)
 }
 
 func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {

@@ -55,7 +55,7 @@ type trace struct {
 	next int // Seq of the next record
 }
 
-func (t *trace) add(r Record) {
+func (t *trace) add(r Record, record bool) {
 	r.Seq = t.next
 	t.next++
 	if len(t.buf) == MaxTrace {
@@ -63,7 +63,7 @@ func (t *trace) add(r Record) {
 		t.buf = t.buf[:MaxTrace-1]
 	}
 	t.buf = append(t.buf, r)
-	if p := recorder.Load(); p != nil {
+	if p := recorder.Load(); p != nil && record {
 		(*p).Record(r)
 	}
 }
@@ -114,6 +114,7 @@ func (c specConformer[S, T, F]) Conform(records []Record) error {
 	s := c.s
 	whole := records[0].Seq == 0
 	var counters Counters
+	var flight string
 	if whole {
 		counters = Counters{}
 		if records[0].From != string(s.Initial) {
@@ -145,8 +146,8 @@ func (c specConformer[S, T, F]) Conform(records []Record) error {
 			return fmt.Errorf("%s#%d: transition %d %s ran effect %q, the declaration says %q", s.Name, r.Instance, r.Seq, EdgeKey(r.From, r.On, r.To), r.Effect, edge.Effect)
 		}
 		if counters != nil {
-			counters = apply(counters, *edge)
-			if id := EffectID(*edge, counters); id != r.EffectID {
+			counters, flight = s.advance(counters, flight, *edge)
+			if id := s.EffectID(*edge, counters, flight); id != r.EffectID {
 				return fmt.Errorf("%s#%d: transition %d effect id %q, the declaration gives %q", s.Name, r.Instance, r.Seq, r.EffectID, id)
 			}
 		}

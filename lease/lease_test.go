@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/fsm/fsmtest"
 )
 
-func TestProcessLeaseProperties(t *testing.T)       { fsm.Check(t, ProcessSpec) }
-func TestGateProperties(t *testing.T)               { fsm.Check(t, GateSpec) }
-func TestOfferProperties(t *testing.T)              { fsm.Check(t, OfferSpec) }
-func TestOwnedAttachmentProperties(t *testing.T)    { fsm.Check(t, OwnedAttachmentSpec) }
-func TestExternalAttachmentProperties(t *testing.T) { fsm.Check(t, ExternalAttachmentSpec) }
-func TestLedgerProperties(t *testing.T)             { fsm.Check(t, LedgerSpec) }
+func TestProcessLeaseProperties(t *testing.T)       { fsmtest.Check(t, ProcessSpec) }
+func TestGateProperties(t *testing.T)               { fsmtest.Check(t, GateSpec) }
+func TestOfferProperties(t *testing.T)              { fsmtest.Check(t, OfferSpec) }
+func TestOwnedAttachmentProperties(t *testing.T)    { fsmtest.Check(t, OwnedAttachmentSpec) }
+func TestExternalAttachmentProperties(t *testing.T) { fsmtest.Check(t, ExternalAttachmentSpec) }
+func TestLedgerProperties(t *testing.T)             { fsmtest.Check(t, LedgerSpec) }
 
 // TestExternalTeardownCannotCloseOrKill checks the external declaration has
 // no edge that closes the browser or kills a process, and that Validate

@@ -9,17 +9,18 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/fsm/fsmtest"
 	"pgregory.net/rapid"
 )
 
-func TestReconnectProperties(t *testing.T) { fsm.Check(t, Spec) }
+func TestReconnectProperties(t *testing.T) { fsmtest.Check(t, Spec) }
 
 // TestGenerationsNeverDecrease walks the machine with an invariant: the
 // generation counter never decreases and attempts never exceed the budget.
 func TestGenerationsNeverDecrease(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		last := 0
-		fsm.Walk(rt, Spec, func(rt *rapid.T, _ fsm.Step[State, Trigger], c fsm.Counters) {
+		fsmtest.Walk(rt, Spec, func(rt *rapid.T, _ fsm.Step[State, Trigger], c fsm.Counters) {
 			if c["generation"] < last {
 				rt.Fatalf("generation went from %d to %d", last, c["generation"])
 			}

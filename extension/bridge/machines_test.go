@@ -3,8 +3,8 @@ package bridge
 import (
 	"testing"
 
-	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/fsm/fsmtest"
 )
 
-func TestPeerProperties(t *testing.T)  { fsm.Check(t, PeerSpec) }
-func TestRouteProperties(t *testing.T) { fsm.Check(t, RouteSpec) }
+func TestPeerProperties(t *testing.T)  { fsmtest.Check(t, PeerSpec) }
+func TestRouteProperties(t *testing.T) { fsmtest.Check(t, RouteSpec) }
