@@ -45,3 +45,70 @@ func TestImportBoundaries(t *testing.T) {
 		}
 	}
 }
+
+const module = "github.com/webcodex/webcodex"
+
+// deps lists the packages pkgs import, directly or through their
+// dependencies, themselves included.
+func deps(t *testing.T, pkgs ...string) map[string]bool {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list", "-deps"}, pkgs...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps %v: %v\n%s", pkgs, err, out)
+	}
+	m := map[string]bool{}
+	for _, d := range strings.Fields(string(out)) {
+		m[d] = true
+	}
+	return m
+}
+
+// under reports whether pkg is root or a package below it.
+func under(pkg, root string) bool { return pkg == root || strings.HasPrefix(pkg, root+"/") }
+
+// TestCommandLayers keeps the command line's layers: the CLI and what it
+// shares with the other verbs (cmdutil) are thin clients that reach the
+// browser machinery only through the Runner's local API; the local API is
+// the wire, below every command; the Runner never reaches up into the CLI
+// or the MCP server.
+func TestCommandLayers(t *testing.T) {
+	wire := deps(t, module+"/cmd/internal/localapi")
+	machinery := []string{"/cdp", "/consent", "/lease", "/reconnect", "/platform", "/extension", "/cmd/internal/runner", "/cmd/internal/mcp"}
+	for _, pkg := range []string{"/cmd/internal/cli", "/cmd/internal/cmdutil"} {
+		for d := range deps(t, module+pkg) {
+			if wire[d] {
+				continue // reached through the local API, as it may
+			}
+			for _, m := range machinery {
+				if under(d, module+m) {
+					t.Errorf("%s reaches %s other than through the local API", pkg, d)
+				}
+			}
+		}
+	}
+	rules := map[string][]string{
+		"/cmd/internal/localapi": {"/cmd/internal/cli", "/cmd/internal/cmdutil", "/cmd/internal/runner", "/cmd/internal/mcp"},
+		"/cmd/internal/runner":   {"/cmd/internal/cli", "/cmd/internal/mcp"},
+		"/cmd/internal/mcp":      {"/cmd/internal/cli"},
+	}
+	for pkg, bad := range rules {
+		for d := range deps(t, module+pkg) {
+			for _, b := range bad {
+				if under(d, module+b) {
+					t.Errorf("%s depends on %s", pkg, d)
+				}
+			}
+		}
+	}
+}
+
+// TestShippedBinariesLinkNoTestCode: the binaries a user installs link
+// neither the testing package, nor the property harness (rapid, fsmtest),
+// nor any of the tests' helpers, which are everything under internal/.
+func TestShippedBinariesLinkNoTestCode(t *testing.T) {
+	for d := range deps(t, module+"/cmd/webcodex", module+"/cmd/webcodex-bridge-host") {
+		if d == "testing" || under(d, "pgregory.net/rapid") || under(d, module+"/fsm/fsmtest") || under(d, module+"/internal") {
+			t.Errorf("the shipped binaries link %s", d)
+		}
+	}
+}

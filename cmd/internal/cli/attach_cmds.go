@@ -1,16 +1,15 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -33,12 +32,12 @@ func NewCmdAttach(f *Factory) *cobra.Command {
 			if (req.ProfileDir == "") == (req.Endpoint == "") {
 				return &UsageError{Err: fmt.Errorf("give exactly one of --profile-dir and --endpoint")}
 			}
-			f.progress("attaching (answer Chrome's \"Allow remote debugging?\" prompt if it appears)…")
+			f.Progress("attaching (answer Chrome's \"Allow remote debugging?\" prompt if it appears)…")
 			res, err := callWith(f, localapi.Attach, req, 3*time.Minute)
 			if err != nil {
 				return err
 			}
-			return f.emit(res, func(w io.Writer) {
+			return f.Emit(res, func(w io.Writer) {
 				fmt.Fprintf(w, "attached browser %s (%s), generation %d, %d visible page(s)\n", res.Browser.ID, res.Product, res.Browser.Generation, len(res.Browser.Pages))
 				for _, p := range res.Browser.Pages {
 					fmt.Fprintf(w, "  page %s\t%s\n", p.ID, p.URL)
@@ -61,13 +60,13 @@ func callWith[Req, Resp any](f *Factory, rt localapi.Route[Req, Resp], req Req, 
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	var zero Resp
-	c, err := f.Client(ctx)
+	c, err := f.Invoker(ctx)
 	if err != nil {
 		return zero, err
 	}
 	resp, err := rt.Call(ctx, c, req)
 	if errors.Is(err, localapi.ErrUnreachable) {
-		return zero, fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
+		return zero, fmt.Errorf("%w: %v", cmdutil.ErrRunnerUnreachable, err)
 	}
 	return resp, err
 }
@@ -102,7 +101,7 @@ func NewCmdApprove(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return RunApproval(ctx, f.IO.In, f.IO.Out, c, args[0], deny, "Run the same `webcodex attach` again to connect.")
+			return cmdutil.RunApproval(ctx, f.IO.In, f.IO.Out, c, args[0], deny, "Run the same `webcodex attach` again to connect.")
 		},
 	}
 	cmd.Flags().BoolVar(&deny, "deny", false, "deny the request instead")
@@ -112,57 +111,6 @@ func NewCmdApprove(f *Factory) *cobra.Command {
 // consentAnswerTimeout bounds `webcodex approve`, which waits on a person.
 const consentAnswerTimeout = 10 * time.Minute
 
-// RunApproval is the person's side of an approval at a terminal, for
-// `webcodex approve` and `webcodex mcp approve`: it asks the Runner on c to
-// check this terminal and show the one-time code (when there is a desktop),
-// shows the summary, reads the person's answer from in, and sends it.
-// next is printed after an approval.
-func RunApproval(ctx context.Context, in io.Reader, out io.Writer, c *localapi.Client, id string, deny bool, next string) error {
-	info, err := localapi.Approval.Call(ctx, c, localapi.ApprovalRequest{ID: id, Challenge: true})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "\n%s\n\nThis request expires at %s.\n", info.Summary, info.Expires.Local().Format(time.TimeOnly))
-	answer := localapi.ApprovalRequest{ID: id}
-	lines := bufio.NewReader(io.LimitReader(in, 256))
-	switch {
-	case info.SecondFactor == localapi.SecondFactorDesktop:
-		fmt.Fprintln(out, "A one-time code is shown in your desktop's notifications. A program can type into a terminal; it cannot read your screen.")
-		verb := "approve"
-		if deny {
-			verb = "deny"
-		}
-		fmt.Fprintf(out, "Type the 6-digit code to %s, anything else to cancel: ", verb)
-		line, _ := lines.ReadString('\n')
-		answer.Code = strings.TrimSpace(line)
-		if len(answer.Code) != 6 || strings.Trim(answer.Code, "0123456789") != "" {
-			fmt.Fprintln(out, "cancelled.")
-			return fsm.Refuse(fsm.ApprovalInvalid, "the person did not confirm")
-		}
-	case deny:
-	default:
-		fmt.Fprintln(out, "This session has no desktop, so no one-time code can be shown: this terminal's confirmation is the whole approval.")
-		fmt.Fprint(out, "Type \"allow\" to approve, anything else to cancel: ")
-		line, _ := lines.ReadString('\n')
-		if strings.TrimSpace(line) != "allow" {
-			fmt.Fprintln(out, "not approved.")
-			return fsm.Refuse(fsm.ApprovalInvalid, "the person did not confirm")
-		}
-	}
-	if deny {
-		if _, err := localapi.Deny.Call(ctx, c, answer); err != nil {
-			return err
-		}
-		fmt.Fprintln(out, "denied.")
-		return nil
-	}
-	if _, err := localapi.Approve.Call(ctx, c, answer); err != nil {
-		return err
-	}
-	fmt.Fprintln(out, "approved. "+next)
-	return nil
-}
-
 // NewCmdReconnect reconnects an attached browser.
 func NewCmdReconnect(f *Factory) *cobra.Command {
 	return &cobra.Command{
@@ -170,12 +118,12 @@ func NewCmdReconnect(f *Factory) *cobra.Command {
 		Short: "Reconnect an attached browser: new generation, old page ids and refs refused",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			f.progress("reconnecting…")
+			f.Progress("reconnecting…")
 			res, err := callWith(f, localapi.Reconnect, localapi.BrowserRequest{Browser: args[0]}, 2*time.Minute)
 			if err != nil {
 				return err
 			}
-			return f.emit(res, func(w io.Writer) {
+			return f.Emit(res, func(w io.Writer) {
 				fmt.Fprintf(w, "browser %s reconnected: generation %d, capabilities invalidated: list pages again\n", res.Browser, res.Generation)
 			})
 		},

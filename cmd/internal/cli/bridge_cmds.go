@@ -22,7 +22,7 @@ func NewCmdDiscover(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.emit(res, func(w io.Writer) {
+			return f.Emit(res, func(w io.Writer) {
 				if res.Launch.Available {
 					fmt.Fprintf(w, "launch: %s available (visible: %v)\n", res.Launch.Product, res.Launch.Visible)
 				} else {
@@ -70,7 +70,7 @@ func NewCmdBridge(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.emit(st, func(w io.Writer) {
+			return f.Emit(st, func(w io.Writer) {
 				fmt.Fprintf(w, "installed: %v\nlistening: %v\nnative hosts connected: %d\nshared tabs waiting: %d\nshared tabs attached: %d\n",
 					st.Installed, st.Listening, st.Connected, st.Offers, st.Attached)
 				if st.Next != "" {
@@ -84,12 +84,12 @@ func NewCmdBridge(f *Factory) *cobra.Command {
 
 // attachOffer is `webcodex attach --offer ID`.
 func attachOffer(f *Factory, req localapi.AttachOfferRequest) error {
-	f.progress("attaching the shared tab…")
+	f.Progress("attaching the shared tab…")
 	res, err := call(f, localapi.AttachOffer, req)
 	if err != nil {
 		return err
 	}
-	return f.emit(res, func(w io.Writer) {
+	return f.Emit(res, func(w io.Writer) {
 		fmt.Fprintf(w, "attached browser %s (a tab shared from the extension), %d visible page(s)\n", res.Browser.ID, len(res.Browser.Pages))
 		for _, p := range res.Browser.Pages {
 			fmt.Fprintf(w, "  page %s\t%s\n", p.ID, p.URL)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 )
 
@@ -24,32 +25,6 @@ const (
 // call runs one local API request with the command's deadline.
 func call[Req, Resp any](f *Factory, rt localapi.Route[Req, Resp], req Req) (Resp, error) {
 	return callWith(f, rt, req, defaultTimeout)
-}
-
-// progress prints a slow step's progress when stderr is a terminal.
-func (f *Factory) progress(format string, args ...any) {
-	if file, ok := f.IO.Err.(*os.File); ok {
-		if st, err := file.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			fmt.Fprintf(file, format+"\n", args...)
-		}
-	}
-}
-
-// emit prints v as JSON with --json, else calls human.
-func (f *Factory) emit(v any, human func(w io.Writer)) error {
-	if f.JSON {
-		return EmitJSON(f.IO.Out, v)
-	}
-	human(f.IO.Out)
-	return nil
-}
-
-// EmitJSON writes v as every verb's --json output is written: one
-// indented object (README: "JSON output").
-func EmitJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // NewCmdLaunch launches a browser webcodex owns.
@@ -69,12 +44,12 @@ func NewCmdLaunch(f *Factory) *cobra.Command {
 			if headless || headed {
 				req.Headless = &headless
 			}
-			f.progress("launching Chromium…")
+			f.Progress("launching Chromium…")
 			b, err := call(f, localapi.Launch, req)
 			if err != nil {
 				return err
 			}
-			return f.emit(b, func(w io.Writer) {
+			return f.Emit(b, func(w io.Writer) {
 				fmt.Fprintf(w, "browser %s (%s)\n", b.ID, b.Mode)
 				for _, p := range b.Pages {
 					fmt.Fprintf(w, "  page %s\t%s\n", p.ID, p.URL)
@@ -105,24 +80,24 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 		RunE: func(*cobra.Command, []string) error {
 			ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
 			defer cancel()
-			c, err := f.runningClient(ctx)
+			c, err := f.RunningClient(ctx)
 			if err != nil {
 				return err
 			}
 			if c == nil {
-				return f.emit(NotRunning{Browsers: []localapi.BrowserInfo{}}, func(w io.Writer) {
+				return f.Emit(NotRunning{Browsers: []localapi.BrowserInfo{}}, func(w io.Writer) {
 					fmt.Fprintln(w, "no Runner is running (a command that needs one starts it)")
 				})
 			}
 			st, err := localapi.GetStatus.Call(ctx, c, struct{}{})
 			if err != nil {
 				if errors.Is(err, localapi.ErrUnreachable) {
-					return fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
+					return fmt.Errorf("%w: %v", cmdutil.ErrRunnerUnreachable, err)
 				}
 				return err
 			}
 			st.Running = true
-			return f.emit(st, func(w io.Writer) {
+			return f.Emit(st, func(w io.Writer) {
 				fmt.Fprintf(w, "runner %s, pid %d, up %s", st.Runner.Version, st.Runner.PID, time.Since(st.Runner.Started).Round(time.Second))
 				if st.Runner.IdleExitMs > 0 {
 					fmt.Fprintf(w, ", exits after %s idle", time.Duration(st.Runner.IdleExitMs)*time.Millisecond)
@@ -164,7 +139,7 @@ func NewCmdPages(f *Factory) *cobra.Command {
 				return err
 			}
 			res := localapi.PagesResult{Browser: args[0], Pages: pages}
-			return f.emit(res, func(w io.Writer) {
+			return f.Emit(res, func(w io.Writer) {
 				tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "PAGE\tURL\tTITLE")
 				for _, p := range res.Pages {
@@ -191,13 +166,13 @@ func NewCmdOpen(f *Factory) *cobra.Command {
 			req := localapi.OpenRequest{Browser: args[0]}
 			if len(args) == 2 {
 				req.URL = args[1]
-				f.progress("opening %s…", req.URL)
+				f.Progress("opening %s…", req.URL)
 			}
 			p, err := call(f, localapi.Open, req)
 			if err != nil {
 				return err
 			}
-			return f.emit(p, func(w io.Writer) { fmt.Fprintf(w, "page %s\t%s\n", p.ID, p.URL) })
+			return f.Emit(p, func(w io.Writer) { fmt.Fprintf(w, "page %s\t%s\n", p.ID, p.URL) })
 		},
 	}
 }
@@ -209,12 +184,12 @@ func NewCmdGoto(f *Factory) *cobra.Command {
 		Short: "Navigate a page and wait for its load event",
 		Args:  exactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			f.progress("navigating to %s…", args[1])
+			f.Progress("navigating to %s…", args[1])
 			res, err := call(f, localapi.Goto, localapi.GotoRequest{Page: args[0], URL: args[1]})
 			if err != nil {
 				return err
 			}
-			if err := f.emit(res, func(w io.Writer) { fmt.Fprintf(w, "%s\n%s\n", res.URL, res.Title) }); err != nil {
+			if err := f.Emit(res, func(w io.Writer) { fmt.Fprintf(w, "%s\n%s\n", res.URL, res.Title) }); err != nil {
 				return err
 			}
 			return httpError(res.Status)
@@ -234,7 +209,7 @@ func NewCmdRead(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.emit(res, func(w io.Writer) { fmt.Fprintln(w, res.Text) })
+			return f.Emit(res, func(w io.Writer) { fmt.Fprintln(w, res.Text) })
 		},
 	}
 	cmd.Flags().IntVar(&max, "max", readDefault, "at most this many characters")
@@ -261,7 +236,7 @@ func NewCmdScreenshot(f *Factory) *cobra.Command {
 				return fmt.Errorf("write screenshot: %w", err)
 			}
 			summary := ScreenshotSummary{Page: args[0], File: out, Width: res.Width, Height: res.Height, Bytes: len(res.PNG)}
-			return f.emit(summary, func(w io.Writer) { fmt.Fprintf(w, "%s (%dx%d, %d bytes)\n", out, res.Width, res.Height, len(res.PNG)) })
+			return f.Emit(summary, func(w io.Writer) { fmt.Fprintf(w, "%s (%dx%d, %d bytes)\n", out, res.Width, res.Height, len(res.PNG)) })
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "PNG file to write")
@@ -280,7 +255,7 @@ func NewCmdEval(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.emit(res, func(w io.Writer) {
+			return f.Emit(res, func(w io.Writer) {
 				b, _ := json.Marshal(res.Value)
 				fmt.Fprintln(w, string(b))
 				if res.Truncated {
@@ -302,7 +277,7 @@ func NewCmdClose(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.emit(res, func(w io.Writer) { fmt.Fprintf(w, "browser %s %s\n", res.Browser, res.Teardown) })
+			return f.Emit(res, func(w io.Writer) { fmt.Fprintf(w, "browser %s %s\n", res.Browser, res.Teardown) })
 		},
 	}
 }
@@ -322,18 +297,18 @@ func NewCmdStop(f *Factory) *cobra.Command {
 		RunE: func(*cobra.Command, []string) error {
 			ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
 			defer cancel()
-			c, err := f.runningClient(ctx)
+			c, err := f.RunningClient(ctx)
 			if err != nil {
 				return err
 			}
 			if c == nil {
 				fmt.Fprintln(f.IO.Err, "webcodex: no Runner was running")
-				return f.emit(localapi.StopResult{}, func(io.Writer) {})
+				return f.Emit(localapi.StopResult{}, func(io.Writer) {})
 			}
 			res, err := localapi.Stop.Call(ctx, c, struct{}{})
 			if err != nil {
 				if errors.Is(err, localapi.ErrUnreachable) {
-					return fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
+					return fmt.Errorf("%w: %v", cmdutil.ErrRunnerUnreachable, err)
 				}
 				return err
 			}
@@ -342,15 +317,15 @@ func NewCmdStop(f *Factory) *cobra.Command {
 			deadline := time.Now().Add(stopWait)
 			for time.Now().Before(deadline) {
 				pctx, cancel := context.WithTimeout(ctx, time.Second)
-				_, err := ping(pctx, c)
+				gone := cmdutil.Gone(pctx, c)
 				cancel()
-				if errors.Is(err, localapi.ErrUnreachable) {
+				if gone {
 					break
 				}
 				time.Sleep(50 * time.Millisecond) // poll the socket: there is no other signal
 			}
 			fmt.Fprintf(f.IO.Err, "webcodex: Runner stopped (%d browser(s) closed)\n", res.BrowsersClosed)
-			return f.emit(res, func(io.Writer) {})
+			return f.Emit(res, func(io.Writer) {})
 		},
 	}
 }
@@ -371,5 +346,5 @@ func httpError(status int) error {
 	if status < 400 {
 		return nil
 	}
-	return &shownError{fmt.Errorf("the server answered HTTP %d %s", status, http.StatusText(status))}
+	return cmdutil.Shown(fmt.Errorf("the server answered HTTP %d %s", status, http.StatusText(status)))
 }

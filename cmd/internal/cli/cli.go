@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -22,47 +24,17 @@ const (
 	ExitUnreachable = 4
 )
 
-// ErrRunnerUnreachable is wrapped by errors from commands that could not
-// reach (or start) the Runner.
-var ErrRunnerUnreachable = errors.New("runner unreachable")
+// Factory is the verbs' shared context (cmdutil.Factory).
+type Factory = cmdutil.Factory
 
-// UsageError marks a bad command line.
-type UsageError struct{ Err error }
-
-func (e *UsageError) Error() string { return e.Err.Error() }
-func (e *UsageError) Unwrap() error { return e.Err }
-
-// shownError is a failure whose result is already on stdout (a page the
-// server answered with 404): --json adds no second object.
-type shownError struct{ error }
-
-func (e *shownError) Unwrap() error { return e.error }
-
-// Shown marks err as a failure whose result is already printed on stdout
-// (webcodex doctor's report): the exit code says failure, and --json adds
-// no second object.
-func Shown(err error) error { return &shownError{err} }
-
-// IO are the streams a command writes to: stdout carries only the intended
-// output, everything else goes to stderr.
-type IO struct {
-	In       io.Reader
-	Out, Err io.Writer
-}
-
-// Factory carries what every verb needs, built lazily.
-type Factory struct {
-	IO   IO
-	JSON bool // --json: stable machine-readable output
-
-	client *localapi.Client
-}
+// UsageError marks a bad command line (cmdutil.UsageError).
+type UsageError = cmdutil.UsageError
 
 // Main runs the CLI and returns the process exit code.
 // extra adds verbs that live outside this package (serve, mcp), so the CLI
 // itself imports no browser code.
 func Main(args []string, in io.Reader, out, errw io.Writer, extra ...func(*Factory) *cobra.Command) int {
-	f := &Factory{IO: IO{In: in, Out: out, Err: errw}}
+	f := &Factory{IO: cmdutil.IO{In: in, Out: out, Err: errw}}
 	root := NewRootCmd(f)
 	// --json is known before parsing (after the flag's registration, which
 	// sets its default), so a flag mistake is reported in JSON too.
@@ -114,10 +86,10 @@ func exitCode(f *Factory, err error) int {
 	code, kind, prefix := ExitFailure, "failure", "error"
 	if _, ok := errors.AsType[*UsageError](err); ok {
 		code, kind, prefix = ExitUsage, "usage", "usage"
-	} else if errors.Is(err, ErrRunnerUnreachable) {
+	} else if errors.Is(err, cmdutil.ErrRunnerUnreachable) {
 		code, kind = ExitUnreachable, "unreachable"
 	}
-	if _, shown := errors.AsType[*shownError](err); f.JSON && !shown {
+	if _, shown := errors.AsType[*cmdutil.ShownError](err); f.JSON && !shown {
 		json.NewEncoder(f.IO.Out).Encode(map[string]any{"error": map[string]string{"kind": kind, "message": err.Error()}})
 	}
 	fmt.Fprintf(f.IO.Err, "%s: %v\n", prefix, err)
@@ -129,7 +101,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "webcodex",
 		Short:         "Let an agent drive Chromium over CDP, with every boundary enforced",
-		Version:       Version,
+		Version:       cmdutil.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// An unknown command is a usage mistake (exit 2), not a failure.
@@ -151,7 +123,6 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(
 		NewCmdVersion(f),
-		NewCmdSpec(f),
 		NewCmdLaunch(f),
 		NewCmdStatus(f),
 		NewCmdPages(f),
@@ -196,11 +167,4 @@ func newCmdNotBuilt(use, short string) *cobra.Command {
 	}
 }
 
-func exactArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			return &UsageError{Err: fmt.Errorf("%s takes %d argument(s), got %d", cmd.CommandPath(), n, len(args))}
-		}
-		return nil
-	}
-}
+func exactArgs(n int) cobra.PositionalArgs { return cmdutil.ExactArgs(n) }

@@ -54,7 +54,7 @@ func demoRun(f *Factory, out string) error {
 	pageURL := "http://" + ln.Addr().String() + "/"
 	say("1. serving a built-in page on 127.0.0.1")
 
-	dir, err := stateDir()
+	dir, err := localapi.StateDir()
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -33,12 +34,12 @@ func TestExitCodeClasses(t *testing.T) {
 		{"refused", fsm.Refuse(fsm.LeaseHeld, "in use"), ExitRefused, "refusal", ""},
 		{"malformed request is usage", fsm.Refuse(fsm.InvalidArgument, "the URL has no scheme"), ExitUsage, "refusal", ""},
 		{"failed navigation is failure", fsm.Refuse(fsm.NavigationFailed, "net::ERR_NAME_NOT_RESOLVED"), ExitFailure, "refusal", ""},
-		{"unreachable", fmt.Errorf("%w: no answer", ErrRunnerUnreachable), ExitUnreachable, "error", "unreachable"},
-		{"shown failure", Shown(errors.New("a check failed")), ExitFailure, "", ""},
+		{"unreachable", fmt.Errorf("%w: no answer", cmdutil.ErrRunnerUnreachable), ExitUnreachable, "error", "unreachable"},
+		{"shown failure", cmdutil.Shown(errors.New("a check failed")), ExitFailure, "", ""},
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
-		f := &Factory{IO: IO{Out: &out, Err: &errb}, JSON: true}
+		f := &Factory{IO: cmdutil.IO{Out: &out, Err: &errb}, JSON: true}
 		if got := exitCode(f, c.err); got != c.code {
 			t.Errorf("%s: exit %d, want %d", c.name, got, c.code)
 		}
@@ -110,19 +111,19 @@ func TestUsageMistakesExit2(t *testing.T) {
 func TestVersionReportsTheBuild(t *testing.T) {
 	t.Parallel()
 	code, out, _ := run("--version")
-	if code != ExitOK || out != "webcodex "+Build().String()+"\n" {
-		t.Fatalf("--version: %d %q, want %q", code, out, "webcodex "+Build().String())
+	if code != ExitOK || out != "webcodex "+cmdutil.Build().String()+"\n" {
+		t.Fatalf("--version: %d %q, want %q", code, out, "webcodex "+cmdutil.Build().String())
 	}
 	code, out, _ = run("version")
-	if code != ExitOK || !strings.HasPrefix(out, "webcodex "+Build().String()+" go") {
+	if code != ExitOK || !strings.HasPrefix(out, "webcodex "+cmdutil.Build().String()+" go") {
 		t.Fatalf("version: %d %q", code, out)
 	}
 	code, out, _ = run("version", "--json")
-	var b BuildInfo
+	var b cmdutil.BuildInfo
 	if err := json.Unmarshal([]byte(out), &b); code != ExitOK || err != nil || b.Version == "" || b.Go == "" {
 		t.Fatalf("version --json: %d %q %v", code, out, err)
 	}
-	if got := (BuildInfo{Version: "v1.2.3", Revision: "0123456789abcdef", Modified: true}).String(); got != "v1.2.3 (revision 0123456789ab, modified)" {
+	if got := (cmdutil.BuildInfo{Version: "v1.2.3", Revision: "0123456789abcdef", Modified: true}).String(); got != "v1.2.3 (revision 0123456789ab, modified)" {
 		t.Errorf("String = %q", got)
 	}
 }
@@ -169,7 +170,7 @@ func TestJSONConventionOfWireTypes(t *testing.T) {
 		"attach":     localapi.AttachResult{Browser: localapi.BrowserInfo{ID: "b-1"}, SideEffects: map[string]bool{}},
 		"reconnect":  localapi.ReconnectResult{Browser: "b-1"},
 		"stop":       localapi.StopResult{},
-		"version":    BuildInfo{},
+		"version":    cmdutil.BuildInfo{},
 		"discover":   localapi.DiscoverResult{Attach: []localapi.AttachCandidate{{}}},
 	}
 	camel := regexp.MustCompile(`^[a-z][a-zA-Z0-9]*$`)

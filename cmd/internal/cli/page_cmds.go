@@ -47,10 +47,10 @@ func (tf *targetFlags) target() *localapi.Target {
 
 // printRaw prints a raw JSON result: indented with --json, else compact
 // key: value lines.
-func (f *Factory) printRaw(res json.RawMessage, human func(w io.Writer, m map[string]any)) error {
+func printRaw(f *Factory, res json.RawMessage, human func(w io.Writer, m map[string]any)) error {
 	var m map[string]any
 	json.Unmarshal(res, &m)
-	return f.emit(json.RawMessage(res), func(w io.Writer) {
+	return f.Emit(json.RawMessage(res), func(w io.Writer) {
 		if human != nil {
 			human(w, m)
 			return
@@ -75,7 +75,7 @@ func NewCmdSnapshot(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.printRaw(res, func(w io.Writer, m map[string]any) {
+			return printRaw(f, res, func(w io.Writer, m map[string]any) {
 				fmt.Fprintf(w, "snapshot %v  %v\n", m["snapshotId"], m["url"])
 				if m["unchanged"] == true {
 					fmt.Fprintln(w, "unchanged")
@@ -118,7 +118,7 @@ func newActCmd(f *Factory, action, use, short string, setup func(cmd *cobra.Comm
 			if err != nil {
 				return err
 			}
-			return f.printRaw(res, func(w io.Writer, m map[string]any) {
+			return printRaw(f, res, func(w io.Writer, m map[string]any) {
 				parts := []string{action + ": ok"}
 				for _, k := range []string{"role", "requested", "delivered", "checked", "selected", "files", "scroll", "dialog", "rebound"} {
 					if v, ok := m[k]; ok {
@@ -205,7 +205,7 @@ func newDialogCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.printRaw(res, nil)
+			return printRaw(f, res, nil)
 		},
 	}
 	cmd.Flags().BoolVar(&accept, "accept", false, "accept the dialog")
@@ -229,7 +229,7 @@ func NewCmdWait(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.printRaw(res, func(w io.Writer, m map[string]any) {
+			return printRaw(f, res, func(w io.Writer, m map[string]any) {
 				fmt.Fprintf(w, "%v: found=%v after %vms\n", m["condition"], m["found"], m["elapsedMs"])
 			})
 		},
@@ -255,7 +255,7 @@ func newDiagCmd(f *Factory, name, short string, rt localapi.Route[localapi.DiagR
 			if err != nil {
 				return err
 			}
-			return f.printRaw(res, func(w io.Writer, m map[string]any) {
+			return printRaw(f, res, func(w io.Writer, m map[string]any) {
 				entries, _ := m["entries"].([]any)
 				for _, e := range entries {
 					b, _ := json.Marshal(e)
@@ -288,7 +288,7 @@ func NewCmdProbe(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.printRaw(res, nil)
+			return printRaw(f, res, nil)
 		},
 	}
 	cmd.Flags().StringVar(&req.Action, "action", "click", "the action")
@@ -310,7 +310,7 @@ func NewCmdClosePage(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.emit(res, func(w io.Writer) { fmt.Fprintf(w, "closed %v\n", res["page"]) })
+			return f.Emit(res, func(w io.Writer) { fmt.Fprintf(w, "closed %v\n", res["page"]) })
 		},
 	}
 }

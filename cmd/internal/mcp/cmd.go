@@ -20,7 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/webcodex/webcodex/cdp/origin"
-	"github.com/webcodex/webcodex/cmd/internal/cli"
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/runner"
 	"github.com/webcodex/webcodex/fsm"
@@ -49,7 +49,7 @@ type cmdOptions struct {
 
 // NewCmdMCP is `webcodex mcp`: the MCP server over stdio. It lives here,
 // not in cli, because it embeds a Runner.
-func NewCmdMCP(f *cli.Factory) *cobra.Command {
+func NewCmdMCP(f *cmdutil.Factory) *cobra.Command {
 	var o cmdOptions
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -93,10 +93,10 @@ func newSession() string {
 }
 
 // runServer serves until the client disconnects (stdin closes) or a signal.
-func runServer(f *cli.Factory, o cmdOptions) error {
+func runServer(f *cmdutil.Factory, o cmdOptions) error {
 	scopes, err := ParseScopes(o.scopes)
 	if err != nil {
-		return &cli.UsageError{Err: err}
+		return &cmdutil.UsageError{Err: err}
 	}
 	logger := log.New(f.IO.Err, "webcodex mcp: ", log.LstdFlags)
 	if _, dropped := origin.New(origin.Owned, o.allow); len(dropped) > 0 {
@@ -112,7 +112,7 @@ func runServer(f *cli.Factory, o cmdOptions) error {
 	}
 	opts := Options{
 		Scopes: scopes, Allow: o.allow, AllowAttach: o.allowAttach, AllowEvaluate: o.allowEvaluate,
-		Uploads: o.uploadDir != "", Session: newSession(), Version: cli.Version, Logf: logger.Printf,
+		Uploads: o.uploadDir != "", Session: newSession(), Version: cmdutil.Version, Logf: logger.Printf,
 	}
 	if o.runner {
 		c, err := f.Client(ctx)
@@ -139,7 +139,7 @@ func runServer(f *cli.Factory, o cmdOptions) error {
 			}
 		}()
 	} else {
-		r, err := runner.New(runner.Options{StateDir: dir, Version: cli.Version, Logf: logger.Printf, UploadDir: o.uploadDir})
+		r, err := runner.New(runner.Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, UploadDir: o.uploadDir})
 		if err != nil {
 			return err
 		}
@@ -231,14 +231,14 @@ func sweepApprovalSockets(root string) {
 // newCmdApprove is `webcodex mcp approve ID`: the person approves, at a
 // terminal, an attach an embedded server asked for when its MCP client
 // could not ask them itself.
-func newCmdApprove(f *cli.Factory) *cobra.Command {
+func newCmdApprove(f *cmdutil.Factory) *cobra.Command {
 	var deny bool
 	cmd := &cobra.Command{
 		Use:   "approve ID",
 		Short: "Approve (or --deny) an attach a `webcodex mcp` server is waiting for: interactive terminal only",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return &cli.UsageError{Err: fmt.Errorf("%s takes the approval request id", cmd.CommandPath())}
+				return &cmdutil.UsageError{Err: fmt.Errorf("%s takes the approval request id", cmd.CommandPath())}
 			}
 			return nil
 		},
@@ -252,7 +252,7 @@ func newCmdApprove(f *cli.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return cli.RunApproval(ctx, f.IO.In, f.IO.Out, c, args[0], deny, "The agent can call browser_attach again to connect.")
+			return cmdutil.RunApproval(ctx, f.IO.In, f.IO.Out, c, args[0], deny, "The agent can call browser_attach again to connect.")
 		},
 	}
 	cmd.Flags().BoolVar(&deny, "deny", false, "deny the request instead")

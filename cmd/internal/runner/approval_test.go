@@ -17,7 +17,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/webcodex/webcodex/cmd/internal/cli"
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/persontty"
@@ -90,7 +90,7 @@ func TestApprovalHelperProcess(t *testing.T) {
 	case "approve", "deny":
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		err = cli.RunApproval(ctx, os.Stdin, os.Stdout, localapi.NewClient(dir), os.Getenv("WEBCODEX_HELPER_ID"), mode == "deny", "")
+		err = cmdutil.RunApproval(ctx, os.Stdin, os.Stdout, localapi.NewClient(dir), os.Getenv("WEBCODEX_HELPER_ID"), mode == "deny", "")
 	}
 	if ref, ok := fsm.AsRefusal(err); ok {
 		out.Code, out.Detail = string(ref.Code), ref.Detail

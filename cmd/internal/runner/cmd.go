@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/webcodex/webcodex/cmd/internal/cli"
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 )
 
 // NewCmdServe is `webcodex serve`: the Runner daemon in the foreground. It
 // lives here, not in cli, because the CLI stays a thin client.
-func NewCmdServe(f *cli.Factory) *cobra.Command {
+func NewCmdServe(f *cmdutil.Factory) *cobra.Command {
 	var uploadDir string
 	var idleExit time.Duration
 	cmd := &cobra.Command{
@@ -30,7 +30,7 @@ func NewCmdServe(f *cli.Factory) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			logger := log.New(f.IO.Err, "", log.LstdFlags)
-			err = Serve(ctx, Options{StateDir: dir, Version: cli.Version, Logf: logger.Printf, UploadDir: uploadDir, Stop: stop, IdleExit: idleExit})
+			err = Serve(ctx, Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, UploadDir: uploadDir, Stop: stop, IdleExit: idleExit})
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/webcodex/webcodex/cmd/internal/cli"
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/platform"
@@ -50,7 +50,7 @@ const doctorTimeout = 10 * time.Second
 // NewCmdDoctor is `webcodex doctor`: what this machine has for webcodex,
 // one line per check, and what to do about what is missing. It lives here,
 // not in cli, because it asks the platform; it never starts a Runner.
-func NewCmdDoctor(f *cli.Factory) *cobra.Command {
+func NewCmdDoctor(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
 		Short: "Check Chromium, the sandbox, the state directory, the desktop and the Runner (exit 1 when something needed is broken)",
@@ -60,14 +60,14 @@ func NewCmdDoctor(f *cli.Factory) *cobra.Command {
 			defer cancel()
 			rep := Doctor(ctx)
 			if f.JSON {
-				if err := cli.EmitJSON(f.IO.Out, rep); err != nil {
+				if err := cmdutil.EmitJSON(f.IO.Out, rep); err != nil {
 					return err
 				}
 			} else {
 				printDoctor(f.IO.Out, rep)
 			}
 			if !rep.OK {
-				return cli.Shown(errors.New("a check failed: see its fix"))
+				return cmdutil.Shown(errors.New("a check failed: see its fix"))
 			}
 			return nil
 		},
@@ -244,7 +244,7 @@ func checkRunner(ctx context.Context) DoctorCheck {
 	if diff := localapi.EnvDiff(hello.Env, localapi.EnvFingerprint()); len(diff) > 0 {
 		problems = append(problems, "it was started with a different "+strings.Join(diff, ", ")+" than this shell has")
 	}
-	if st.Runner.Version != cli.Version {
+	if st.Runner.Version != cmdutil.Version {
 		problems = append(problems, "it is another webcodex build ("+st.Runner.Version+")")
 	}
 	if len(problems) > 0 {

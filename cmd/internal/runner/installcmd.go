@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/webcodex/webcodex/cmd/internal/cli"
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/extension/install"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -28,7 +28,7 @@ type InstallBridgeResult struct {
 // the extension origin the host serves. It lives here, not in cli, because
 // it touches the file system through the platform's private-directory
 // checks; it never starts a Runner.
-func NewCmdInstallBridge(f *cli.Factory) *cobra.Command {
+func NewCmdInstallBridge(f *cmdutil.Factory) *cobra.Command {
 	var opts install.Options
 	var host string
 	cmd := &cobra.Command{
@@ -68,7 +68,7 @@ func NewCmdInstallBridge(f *cli.Factory) *cobra.Command {
 			out := InstallBridgeResult{Action: res.Action, Browser: browser, Manifest: filepath.Base(res.Manifest), BackedUp: res.Backup != "", Origin: res.Origin,
 				Next: "load the extension (chrome://extensions, Developer mode, Load unpacked: the repository's extension/ directory), then restart the Runner (webcodex stop) so it opens the bridge"}
 			if f.JSON {
-				return cli.EmitJSON(f.IO.Out, out)
+				return cmdutil.EmitJSON(f.IO.Out, out)
 			}
 			fmt.Fprintf(f.IO.Out, "%s the native messaging host for %s (%s, allowed origin %s)\n", out.Action, out.Browser, out.Manifest, out.Origin)
 			if out.BackedUp {

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/webcodex/webcodex/cdp/origin"
-	"github.com/webcodex/webcodex/cmd/internal/cli"
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -23,7 +23,7 @@ type PolicyVerdict struct {
 // against URLs before giving it to a browser. It judges with the same origin
 // gate the Runner uses and needs no Runner. It lives here, not in cli,
 // because the CLI does not import cdp/.
-func NewCmdPolicy(f *cli.Factory) *cobra.Command {
+func NewCmdPolicy(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "policy",
 		Short: "Check an origin allowlist before using it",
@@ -40,7 +40,7 @@ func NewCmdPolicy(f *cli.Factory) *cobra.Command {
 			"With --json, one object per URL: {\"url\", \"allowed\", and \"code\" and \"detail\" when denied}.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return &cli.UsageError{Err: fmt.Errorf("policy check needs at least one URL")}
+				return &cmdutil.UsageError{Err: fmt.Errorf("policy check needs at least one URL")}
 			}
 			var m origin.Mode
 			switch mode {
@@ -49,7 +49,7 @@ func NewCmdPolicy(f *cli.Factory) *cobra.Command {
 			case "launch":
 				m = origin.Owned
 			default:
-				return &cli.UsageError{Err: fmt.Errorf("--mode is attach or launch, not %q", mode)}
+				return &cmdutil.UsageError{Err: fmt.Errorf("--mode is attach or launch, not %q", mode)}
 			}
 			gate, dropped := origin.New(m, allow)
 			for _, d := range dropped {

@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"context"
@@ -92,10 +92,26 @@ func (f *Factory) Client(ctx context.Context) (*localapi.Client, error) {
 	}
 }
 
-// runningClient returns a client for a Runner that already answers, or nil
-// when none does: verbs that only look (status) or end it (stop) never
+// Invoker returns where commands reach the Runner: f.Runner when set,
+// else the local API client (starting a Runner when none answers).
+func (f *Factory) Invoker(ctx context.Context) (localapi.Invoker, error) {
+	if f.Runner != nil {
+		return f.Runner, nil
+	}
+	c, err := f.Client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// RunningClient returns where to reach a Runner that already answers, or
+// nil when none does: verbs that only look (status) or end it (stop) never
 // start one.
-func (f *Factory) runningClient(ctx context.Context) (*localapi.Client, error) {
+func (f *Factory) RunningClient(ctx context.Context) (localapi.Invoker, error) {
+	if f.Runner != nil {
+		return f.Runner, nil
+	}
 	dir, err := stateDir()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
@@ -114,8 +130,14 @@ func (f *Factory) runningClient(ctx context.Context) (*localapi.Client, error) {
 	return c, nil
 }
 
-func ping(ctx context.Context, c *localapi.Client) (localapi.PingResult, error) {
+func ping(ctx context.Context, c localapi.Invoker) (localapi.PingResult, error) {
 	return localapi.Ping.Call(ctx, c, struct{}{})
+}
+
+// Gone reports whether the Runner on inv no longer answers (after stop).
+func Gone(ctx context.Context, inv localapi.Invoker) bool {
+	_, err := ping(ctx, inv)
+	return errors.Is(err, localapi.ErrUnreachable)
 }
 
 // warnEnv says on stderr when the running Runner was started with other

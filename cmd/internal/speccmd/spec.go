@@ -1,4 +1,7 @@
-package cli
+// Package speccmd is `webcodex spec`: it regenerates spec/ from the
+// machine declarations, so it links the machinery the CLI itself reaches
+// only through the Runner's local API.
+package speccmd
 
 import (
 	"encoding/json"
@@ -6,10 +9,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/spec"
 )
 
-// NewCmdVersion prints the version.
 // SpecOptions are the flags of `webcodex spec`.
 type SpecOptions struct {
 	Dir   string
@@ -17,12 +21,12 @@ type SpecOptions struct {
 }
 
 // NewCmdSpec regenerates spec/ or checks it for drift.
-func NewCmdSpec(f *Factory) *cobra.Command {
+func NewCmdSpec(f *cmdutil.Factory) *cobra.Command {
 	opts := &SpecOptions{}
 	cmd := &cobra.Command{
 		Use:   "spec",
 		Short: "Regenerate spec/ from the machine declarations (--check: fail on drift)",
-		Args:  exactArgs(0),
+		Args:  cmdutil.ExactArgs(0),
 		RunE:  func(*cobra.Command, []string) error { return specRun(f, opts) },
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "spec", "the spec/ directory of a checkout")
@@ -37,7 +41,7 @@ func (e *ErrSpecDrift) Error() string {
 	return "spec/ differs from the code in " + strings.Join(e.Files, ", ") + ": run `webcodex spec`"
 }
 
-func specRun(f *Factory, opts *SpecOptions) error {
+func specRun(f *cmdutil.Factory, opts *SpecOptions) error {
 	if opts.Check {
 		if diff := spec.Diff(opts.Dir); len(diff) > 0 {
 			if f.JSON {
