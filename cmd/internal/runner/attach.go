@@ -500,6 +500,7 @@ func (r *Runner) Reconnect(ctx context.Context, req localapi.BrowserRequest) (_ 
 // and close our socket. Never Browser.close, never a tab or window we did
 // not open, never a signal.
 func (b *Browser) detach(ctx context.Context) {
+	b.releaseAgentTabs(ctx) // the agent's own tabs only (tabs.go)
 	for _, p := range b.pageList() {
 		cdproto.Call(ctx, b.c().Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: target.SessionID(p.sess.ID())})
 	}

@@ -77,7 +77,8 @@ type Browser struct {
 	// lostReason says why an owned browser is lost (crashed, or its
 	// connection dropped); set once, as the machine moves to lost.
 	lostReason string
-	pageSeq    uint64 // pages in the order they were attached
+	pageSeq    uint64     // pages in the order they were attached
+	dl         *downloads // owned: the download jail (downloads.go)
 }
 
 // c returns the connection of the current generation.
@@ -96,6 +97,9 @@ type Page struct {
 	surf    *surface.Page
 	gen     reconnect.Generation
 	opened  bool // webcodex opened it (attached browsers: may be closed by close_page)
+	// handedOver: an opened tab the agent gave to the person; it stays open
+	// at detach (tabs.go). Guarded by browser.mu.
+	handedOver bool
 	// navFailed: the last goto failed in the browser (a network error),
 	// so its error page is reported as that, not as leaving the allowlist.
 	navFailed atomic.Bool
@@ -212,6 +216,9 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 		return localapi.BrowserInfo{}, err
 	}
 	if err := b.connect(ctx); err != nil {
+		return abort(err)
+	}
+	if err := b.jailDownloads(ctx, b.launchDir); err != nil {
 		return abort(err)
 	}
 	if err := r.register(ctx, b, b.watch); err != nil {
@@ -562,6 +569,7 @@ func (r *Runner) closeBrowser(ctx context.Context, b *Browser) {
 			}
 		}
 		b.c().Close()
+		b.dl.close()
 		b.mu.Lock()
 		pages := b.pages
 		b.pages = map[string]*Page{}

@@ -39,6 +39,9 @@ type Options struct {
 	// CallBound bounds one call that reaches a browser; zero means
 	// DefaultCallBound. Tests shorten it.
 	CallBound time.Duration
+	// MaxDownloadBytes bounds one download of an owned browser; zero means
+	// DefaultMaxDownloadBytes.
+	MaxDownloadBytes int64
 	// ConsentDeadline bounds the wait for the person to answer Chrome's
 	// prompt; zero means DefaultConsentDeadline.
 	ConsentDeadline time.Duration

@@ -1,0 +1,497 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/chromedp/cdproto/browser"
+	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/webcodex/webcodex/cdp"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/platform"
+)
+
+// Downloads. A browser webcodex owns saves only into its jail, a private
+// directory of its own state: an ephemeral browser's goes with its launch
+// directory at close, a managed profile's stays beside the profile. Files
+// are named by the browser's download id (allowAndName), so a site's
+// suggested name never becomes a path. An attached browser's downloads are
+// the person's own business: webcodex neither redirects nor lists them.
+const (
+	// DefaultMaxDownloadBytes bounds one download when
+	// Options.MaxDownloadBytes is zero; a larger one is cancelled.
+	DefaultMaxDownloadBytes = 256 << 20
+	// jailFactor bounds the jail: all downloads together hold at most this
+	// many times the per-download bound.
+	jailFactor = 4
+	// maxDownloads bounds the downloads one browser tracks; later ones are
+	// cancelled (too_many).
+	maxDownloads = 256
+	// maxDownloadWait bounds a wait for downloads to finish.
+	maxDownloadWait = 40 * time.Second
+	// cancelBound bounds Browser.cancelDownload.
+	cancelBound = 5 * time.Second
+)
+
+// Download states and the reasons webcodex cancels one.
+const (
+	downloadInProgress = "in_progress"
+	downloadCompleted  = "completed"
+	downloadCanceled   = "canceled"
+	downloadSaved      = "saved"
+
+	reasonOverCap   = "over_cap"
+	reasonJailFull  = "jail_full"
+	reasonTooMany   = "too_many"
+	reasonFileError = "file_missing"
+)
+
+// downloads is one owned browser's jail and what went into it.
+type downloads struct {
+	dir string // the jail; never reported
+	cap int64  // per download
+
+	mu      sync.Mutex
+	byGUID  map[string]*download
+	order   []*download   // in the order they began
+	changed chan struct{} // closed and replaced at every change
+	seq     int
+
+	quit    chan struct{} // ends the follower
+	closing sync.Once
+	wg      sync.WaitGroup
+}
+
+type download struct {
+	id, guid, name string
+	state, reason  string
+	received       int64
+	total          int64
+	cancelling     bool
+}
+
+func (d *download) info() localapi.DownloadInfo {
+	return localapi.DownloadInfo{ID: d.id, FileName: d.name, State: d.state, ReceivedBytes: d.received, TotalBytes: d.total, Reason: d.reason}
+}
+
+// jailDir is where b's downloads go: inside the launch directory of an
+// ephemeral browser, beside the profile of a managed one.
+func (b *Browser) jailDir(launchDir string) (string, error) {
+	if b.mode == localapi.ModeManaged {
+		dir := filepath.Join(b.r.opts.StateDir, "browser", "profiles", b.profile, "downloads")
+		return dir, platform.EnsurePrivateDir(dir)
+	}
+	if launchDir == "" {
+		return "", errors.New("runner: downloads: no launch directory")
+	}
+	dir := filepath.Join(launchDir, "downloads")
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("runner: download directory: %w", err)
+	}
+	return dir, nil
+}
+
+// jailDownloads points an owned browser's downloads at its jail before any
+// page can start one (at launch, on its one connection).
+func (b *Browser) jailDownloads(ctx context.Context, launchDir string) error {
+	if b.mode == localapi.ModeAttached {
+		return nil // the person's browser: its downloads are left alone
+	}
+	dir, err := b.jailDir(launchDir)
+	if err != nil {
+		return err
+	}
+	limit := b.r.opts.MaxDownloadBytes
+	if limit <= 0 {
+		limit = DefaultMaxDownloadBytes
+	}
+	dl, err := startDownloads(ctx, b.c(), dir, limit)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.dl = dl
+	b.mu.Unlock()
+	return nil
+}
+
+// startDownloads sets the browser's download behaviour to the jail dir and
+// follows its downloads until the connection ends or close: the events are
+// subscribed first, so none is missed.
+func startDownloads(ctx context.Context, conn *cdp.Conn, dir string, limit int64) (*downloads, error) {
+	dl := &downloads{dir: dir, cap: limit, byGUID: map[string]*download{}, changed: make(chan struct{}), quit: make(chan struct{})}
+	began, stopBegan := conn.Browser().Subscribe(browser.DownloadWillBegin.Method)
+	progress, stopProgress := conn.Browser().Subscribe(browser.DownloadProgress.Method)
+	_, err := cdproto.Call(ctx, conn.Browser(), browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
+	})
+	if err != nil {
+		stopBegan()
+		stopProgress()
+		return nil, fmt.Errorf("runner: jail downloads: %w", err)
+	}
+	dl.wg.Add(1)
+	go func() {
+		defer dl.wg.Done()
+		defer stopBegan()
+		defer stopProgress()
+		dl.follow(conn, began, progress)
+	}()
+	return dl, nil
+}
+
+// close stops following downloads and waits for the follower; nil-safe.
+func (dl *downloads) close() {
+	if dl == nil {
+		return
+	}
+	dl.closing.Do(func() { close(dl.quit) })
+	dl.wg.Wait()
+}
+
+// follow records downloads as the browser reports them and cancels those
+// over the bounds, until the connection ends or the browser is torn down.
+func (dl *downloads) follow(conn *cdp.Conn, began, progress <-chan jsonv2.Value) {
+	for {
+		select {
+		case raw, ok := <-began:
+			if !ok {
+				return
+			}
+			var ev browser.EventDownloadWillBegin
+			if jsonv2.Unmarshal(raw, &ev) == nil {
+				if reason := dl.begin(ev); reason != "" {
+					dl.cancel(conn, ev.GUID, reason)
+				}
+			}
+		case raw, ok := <-progress:
+			if !ok {
+				return
+			}
+			var ev browser.EventDownloadProgress
+			if jsonv2.Unmarshal(raw, &ev) == nil {
+				if reason := dl.progress(ev); reason != "" {
+					dl.cancel(conn, ev.GUID, reason)
+				}
+			}
+		case <-conn.Done():
+			return
+		case <-dl.quit:
+			return
+		}
+	}
+}
+
+// begin records a new download; a reason is returned when it must be
+// cancelled at once.
+func (dl *downloads) begin(ev browser.EventDownloadWillBegin) string {
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	if _, dup := dl.byGUID[ev.GUID]; dup || ev.GUID == "" {
+		return ""
+	}
+	dl.seq++
+	d := &download{id: fmt.Sprintf("d%d", dl.seq), guid: ev.GUID, name: safeFileName(ev.SuggestedFilename), state: downloadInProgress}
+	if len(dl.order) >= maxDownloads {
+		// Not listed (the list is bounded), only cancelled.
+		return reasonTooMany
+	}
+	dl.byGUID[ev.GUID] = d
+	dl.order = append(dl.order, d)
+	dl.notifyLocked()
+	return ""
+}
+
+// progress applies a progress event; a reason is returned when the
+// download went over a bound and must be cancelled.
+func (dl *downloads) progress(ev browser.EventDownloadProgress) string {
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	d := dl.byGUID[ev.GUID]
+	if d == nil {
+		if ev.State == browser.DownloadProgressStateInProgress {
+			return reasonTooMany // one begin refused: keep cancelling it
+		}
+		return ""
+	}
+	defer dl.notifyLocked()
+	d.received, d.total = int64(ev.ReceivedBytes), int64(ev.TotalBytes)
+	switch ev.State {
+	case browser.DownloadProgressStateCompleted:
+		if d.state != downloadInProgress {
+			return ""
+		}
+		d.state = downloadCompleted
+		if d.received > dl.cap {
+			// Finished between two progress reports: it is removed all the
+			// same, and reported as if cancelled.
+			d.state, d.reason = downloadCanceled, reasonOverCap
+			dl.removeFileLocked(d)
+		}
+		return ""
+	case browser.DownloadProgressStateCanceled:
+		d.state = downloadCanceled
+		dl.removeFileLocked(d)
+		return ""
+	}
+	if d.cancelling {
+		return ""
+	}
+	var reason string
+	switch {
+	case d.received > dl.cap || d.total > dl.cap:
+		reason = reasonOverCap
+	case dl.heldLocked() > jailFactor*dl.cap:
+		reason = reasonJailFull
+	}
+	if reason != "" {
+		d.cancelling, d.reason = true, reason
+	}
+	return reason
+}
+
+// heldLocked is what the jail holds: every download not cancelled or saved.
+func (dl *downloads) heldLocked() int64 {
+	var n int64
+	for _, d := range dl.order {
+		if d.state == downloadInProgress || d.state == downloadCompleted {
+			n += d.received
+		}
+	}
+	return n
+}
+
+// cancel cancels a download over a bound. The browser then reports it
+// canceled, which removes its partial file; the state is set here too, so
+// a listing right after says so even if that event is late.
+func (dl *downloads) cancel(conn *cdp.Conn, guid, reason string) {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelBound)
+	defer cancel()
+	_, err := cdproto.Call(ctx, conn.Browser(), browser.CancelDownload, browser.CancelDownloadParams{GUID: guid})
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	if d := dl.byGUID[guid]; d != nil && err == nil {
+		d.state, d.reason = downloadCanceled, reason
+		dl.removeFileLocked(d)
+		dl.notifyLocked()
+	}
+}
+
+// removeFileLocked deletes what a cancelled download left in the jail.
+func (dl *downloads) removeFileLocked(d *download) {
+	os.Remove(filepath.Join(dl.dir, d.guid))
+	os.Remove(filepath.Join(dl.dir, d.guid+".crdownload"))
+}
+
+func (dl *downloads) notifyLocked() {
+	close(dl.changed)
+	dl.changed = make(chan struct{})
+}
+
+// list returns the downloads, and whether the one named id (or, with id
+// empty, every one) has ended, and the channel that says the next change.
+func (dl *downloads) list(id string) ([]localapi.DownloadInfo, bool, bool, <-chan struct{}) {
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	out := make([]localapi.DownloadInfo, 0, len(dl.order))
+	ended, found := true, id == ""
+	for _, d := range dl.order {
+		out = append(out, d.info())
+		if id == "" || d.id == id {
+			found = found || d.id == id
+			if d.state == downloadInProgress {
+				ended = false
+			}
+		}
+	}
+	return out, ended, found, dl.changed
+}
+
+// ownedDownloads returns b's jail, or the refusal for a browser without one.
+func (b *Browser) ownedDownloads() (*downloads, error) {
+	if b.mode == localapi.ModeAttached {
+		return nil, fsm.Refuse(fsm.RouteUnavailable, "an attached browser's downloads are the person's own; webcodex neither redirects nor lists them")
+	}
+	b.mu.Lock()
+	dl := b.dl
+	b.mu.Unlock()
+	if dl == nil {
+		return nil, fsm.Refuse(fsm.RouteUnavailable, "this browser has no download directory")
+	}
+	return dl, nil
+}
+
+// Downloads lists an owned browser's downloads, after waiting (bounded)
+// for them to end when asked.
+func (r *Runner) Downloads(ctx context.Context, req localapi.DownloadsRequest) (_ localapi.DownloadsResult, err error) {
+	ctx, settle := r.call(ctx, "", "waiting for downloads", r.callBound())
+	defer func() { err = settle(err) }()
+	b, err := r.browser(req.Browser)
+	if err != nil {
+		return localapi.DownloadsResult{}, err
+	}
+	dl, err := b.ownedDownloads()
+	if err != nil {
+		return localapi.DownloadsResult{}, err
+	}
+	if req.WaitMS < 0 {
+		return localapi.DownloadsResult{}, fsm.Refuse(fsm.InvalidArgument, "waitMs is not negative")
+	}
+	wait := min(time.Duration(req.WaitMS)*time.Millisecond, maxDownloadWait)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		list, ended, found, changed := dl.list(req.ID)
+		if !found {
+			return localapi.DownloadsResult{}, fsm.Refuse(fsm.NotFound, "no such download")
+		}
+		if ended || req.WaitMS == 0 {
+			return localapi.DownloadsResult{Browser: b.id, Downloads: list}, nil
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return localapi.DownloadsResult{}, fsm.Refusef(fsm.Timeout, "downloads still in progress after %s; list them again or wait longer", wait)
+		case <-ctx.Done():
+			return localapi.DownloadsResult{}, fsm.Refuse(fsm.Timeout, "downloads still in progress at the call's bound").WithCause(ctx.Err())
+		}
+	}
+}
+
+// SaveDownload moves a completed download out of the jail into a directory
+// the caller names, which must exist, be a real directory (not a link) and
+// belong to the user the Runner runs as. An existing file is never
+// replaced.
+func (r *Runner) SaveDownload(ctx context.Context, req localapi.SaveDownloadRequest) (_ localapi.SaveDownloadResult, err error) {
+	defer func() { r.auditBrowser(ctx, req.Browser, "save_download", err) }()
+	b, err := r.browser(req.Browser)
+	if err != nil {
+		return localapi.SaveDownloadResult{}, err
+	}
+	dl, err := b.ownedDownloads()
+	if err != nil {
+		return localapi.SaveDownloadResult{}, err
+	}
+	if err := callersDir(req.Dir); err != nil {
+		return localapi.SaveDownloadResult{}, err
+	}
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	var d *download
+	for _, x := range dl.order {
+		if x.id == req.ID {
+			d = x
+		}
+	}
+	switch {
+	case d == nil:
+		return localapi.SaveDownloadResult{}, fsm.Refuse(fsm.NotFound, "no such download")
+	case d.state != downloadCompleted:
+		return localapi.SaveDownloadResult{}, fsm.Refusef(fsm.InvalidArgument, "the download is %s; only a completed one is saved", d.state)
+	}
+	dst := filepath.Join(req.Dir, d.name)
+	n, err := moveFile(filepath.Join(dl.dir, d.guid), dst)
+	if errors.Is(err, fs.ErrExist) {
+		return localapi.SaveDownloadResult{}, fsm.Refusef(fsm.InvalidArgument, "%s already exists there; it is never replaced", d.name)
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		d.state, d.reason = downloadCanceled, reasonFileError
+		dl.notifyLocked()
+		return localapi.SaveDownloadResult{}, fsm.Refuse(fsm.NotFound, "the downloaded file is gone")
+	}
+	if err != nil {
+		return localapi.SaveDownloadResult{}, fmt.Errorf("runner: save download: %w", err)
+	}
+	d.state = downloadSaved
+	dl.notifyLocked()
+	return localapi.SaveDownloadResult{Browser: b.id, ID: d.id, Path: dst, Bytes: n}, nil
+}
+
+// callersDir checks a directory a caller wants a file saved to.
+func callersDir(dir string) error {
+	if dir == "" || !filepath.IsAbs(dir) {
+		return fsm.Refuse(fsm.InvalidArgument, "dir is an absolute path to an existing directory")
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fsm.Refuse(fsm.InvalidArgument, "dir does not exist").WithCause(err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fsm.Refuse(fsm.InvalidArgument, "dir is not a directory (a symbolic link is not followed)")
+	case !ok || int(st.Uid) != os.Getuid():
+		return fsm.Refuse(fsm.PolicyDenied, "dir belongs to another user")
+	case fi.Mode().Perm()&0o002 != 0:
+		return fsm.Refuse(fsm.PolicyDenied, "dir is writable by every user")
+	}
+	return nil
+}
+
+// moveFile moves src to dst without replacing dst: a hard link where both
+// are on one file system, a copy otherwise; src is removed after.
+func moveFile(src, dst string) (int64, error) {
+	fi, err := os.Stat(src)
+	if err != nil {
+		return 0, err
+	}
+	if err := os.Link(src, dst); err == nil {
+		return fi.Size(), os.Remove(src)
+	} else if errors.Is(err, fs.ErrExist) {
+		return 0, err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(dst)
+		return 0, err
+	}
+	return n, os.Remove(src)
+}
+
+// safeFileName turns a site's suggested name into one plain file name:
+// no directories, no control characters, no leading dot, at most 200
+// bytes; "download" when nothing is left.
+func safeFileName(s string) string {
+	s = filepath.Base(strings.ReplaceAll(s, `\`, "/"))
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '/' || r == unicode.ReplacementChar {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimLeft(strings.TrimSpace(s), ".")
+	for len(s) > 200 {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	if s == "" {
+		return "download"
+	}
+	return s
+}

@@ -1,0 +1,236 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/tracecheck"
+)
+
+// downloadServer offers a small file and a big one that never ends by
+// itself: only a cancelled download closes its request (bigGone).
+func downloadServer(t *testing.T, report string, bigGone chan<- struct{}) *httptest.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>files</title><a href="/report" download="report.txt">Get report</a> <a href="/big">Get big</a>`)
+	})
+	mux.HandleFunc("/report", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, report)
+	})
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="big.bin"`)
+		chunk := make([]byte, 32<<10)
+		for range 8 { // 256 KiB, over the test's 64 KiB bound; no length sent
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+		<-r.Context().Done() // never finishes by itself
+		close(bigGone)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestDownloadsJailed: an owned ephemeral browser's download lands in its
+// private jail (never under HOME), is listed without a path, is saved to a
+// directory of the caller's on request, and what was not saved goes with
+// the browser; a download over the bound is cancelled and reported.
+func TestDownloadsJailed(t *testing.T) {
+	tracecheck.Track(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home) // what a leak would reach: the browser must not
+	const report = "quarterly numbers\n"
+	bigGone := make(chan struct{})
+	srv := downloadServer(t, report, bigGone)
+	logs := &logSink{}
+	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: logs.logf, MaxDownloadBytes: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		r.Shutdown(ctx)
+	})
+	ctx := context.Background()
+	b, err := r.Launch(ctx, localapi.LaunchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.Open(ctx, localapi.OpenRequest{Browser: b.ID, URL: srv.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	click := func(name string) {
+		t.Helper()
+		if _, err := r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: name}}); err != nil {
+			t.Fatalf("click %s: %v", name, err)
+		}
+	}
+
+	click("Get report")
+	var list localapi.DownloadsResult
+	eventuallyT(t, 20*time.Second, "the download is listed", func() bool {
+		list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID})
+		return err == nil && len(list.Downloads) == 1
+	})
+	list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, WaitMS: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := list.Downloads[0]
+	if d.State != downloadCompleted || d.FileName != "report.txt" || d.ReceivedBytes != int64(len(report)) {
+		t.Fatalf("download = %+v, want report.txt completed with %d bytes", d, len(report))
+	}
+	ob, err := r.browser(b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jail := ob.dl.dir
+	raw, _ := json.Marshal(list)
+	if strings.Contains(string(raw), jail) || strings.Contains(string(raw), "/") {
+		t.Fatalf("the listing names a path: %s", raw)
+	}
+	if got, err := os.ReadDir(jail); err != nil || len(got) != 1 {
+		t.Fatalf("jail holds %v, %v; want the one file", got, err)
+	}
+	if !strings.HasPrefix(jail, os.TempDir()) || strings.HasPrefix(jail, home) {
+		t.Fatalf("the jail is not the browser's own: %s", jail)
+	}
+
+	// Over the bound: cancelled by webcodex (the server sees its request
+	// end), reported, and nothing of it left in the jail.
+	click("Get big")
+	select {
+	case <-bigGone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the over-bound download was never cancelled")
+	}
+	list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, ID: "d2", WaitMS: 20000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if big := list.Downloads[1]; big.State != downloadCanceled || big.Reason != reasonOverCap || big.FileName != "big.bin" {
+		t.Fatalf("over-bound download = %+v, want canceled over_cap", big)
+	}
+	eventuallyT(t, 10*time.Second, "the cancelled file is removed", func() bool {
+		got, _ := os.ReadDir(jail)
+		return len(got) == 1
+	})
+
+	// Saving: only into an existing directory of the caller's, never over a file.
+	if _, err := r.SaveDownload(ctx, localapi.SaveDownloadRequest{Browser: b.ID, ID: "d1", Dir: filepath.Join(home, "missing")}); !fsm.IsCode(err, fsm.InvalidArgument) {
+		t.Fatalf("save into a missing directory = %v", err)
+	}
+	if _, err := r.SaveDownload(ctx, localapi.SaveDownloadRequest{Browser: b.ID, ID: "d2", Dir: home}); !fsm.IsCode(err, fsm.InvalidArgument) {
+		t.Fatalf("save of a cancelled download = %v", err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SaveDownload(ctx, localapi.SaveDownloadRequest{Browser: b.ID, ID: "d1", Dir: link}); !fsm.IsCode(err, fsm.InvalidArgument) {
+		t.Fatalf("save through a symbolic link = %v", err)
+	}
+	keep := t.TempDir()
+	saved, err := r.SaveDownload(ctx, localapi.SaveDownloadRequest{Browser: b.ID, ID: "d1", Dir: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(keep, "report.txt")); err != nil || string(got) != report || saved.Path != filepath.Join(keep, "report.txt") {
+		t.Fatalf("saved %+v: %q, %v", saved, got, err)
+	}
+
+	// A second copy stays in the jail, unsaved: it goes with the browser.
+	click("Get report")
+	eventuallyT(t, 20*time.Second, "the second download is listed", func() bool {
+		l, err := r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID})
+		return err == nil && len(l.Downloads) == 3
+	})
+	if _, err := r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, ID: "d3", WaitMS: 20000}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadDir(jail); len(got) != 1 {
+		t.Fatalf("jail holds %d files before close, want the unsaved one", len(got))
+	}
+	if _, err := r.Close(ctx, localapi.BrowserRequest{Browser: b.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(jail); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the jail outlived the ephemeral browser: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(keep, "report.txt")); err != nil {
+		t.Fatalf("the saved file went with the browser: %v", err)
+	}
+	// Nothing reached the HOME the Runner ran with.
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Fatalf("HOME holds %v after the session, want nothing (no ~/Downloads)", entries)
+	}
+}
+
+// TestDownloadsWaitBound: a wait for a download that does not finish ends
+// at its bound with a timeout refusal, and an unknown id is not found.
+func TestDownloadsWaitBound(t *testing.T) {
+	t.Parallel() // its own Runner and browser
+	bigGone := make(chan struct{})
+	srv := downloadServer(t, "x", bigGone) // closed after the browser: its request ends first
+	h := newHarness(t)
+	ctx := context.Background()
+	b, err := h.r.Launch(ctx, localapi.LaunchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.r.Open(ctx, localapi.OpenRequest{Browser: b.ID, URL: srv.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, ID: "d9"}); !fsm.IsCode(err, fsm.NotFound) {
+		t.Fatalf("unknown download = %v", err)
+	}
+	// Under the default bound the big file never ends: the wait does.
+	if _, err := h.r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: "Get big"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, 20*time.Second, "the download is listed", func() bool {
+		l, err := h.r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID})
+		return err == nil && len(l.Downloads) == 1
+	})
+	if _, err := h.r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, WaitMS: 300}); !fsm.IsCode(err, fsm.Timeout) {
+		t.Fatalf("wait on an endless download = %v, want %s", err, fsm.Timeout)
+	}
+}
+
+// TestSafeFileName: a site's suggested name becomes one plain file name.
+func TestSafeFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		"report.txt":             "report.txt",
+		"../../etc/passwd":       "passwd",
+		`..\\boot.ini`:           "boot.ini",
+		".bashrc":                "bashrc",
+		"":                       "download",
+		"..":                     "download",
+		"a\x00b\nc.txt":          "abc.txt",
+		strings.Repeat("é", 150): strings.Repeat("é", 100),
+	} {
+		if got := safeFileName(in); got != want {
+			t.Errorf("safeFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
