@@ -98,6 +98,7 @@ var RequestSpec = (&fsm.Spec[RequestState, RequestTrigger, RequestFacts]{
 		{From: RequestApproved, On: RequestUse, To: RequestExpired, Guard: reqMatchesExpired},
 		{From: RequestApproved, On: RequestExpire, To: RequestExpired},
 	},
+	Effects:      []fsm.Effect{EffectMintGrant},
 	Stable:       []RequestState{RequestPending, RequestApproved},
 	Terminal:     []RequestState{RequestConsumed, RequestDenied, RequestExpired},
 	MaxTransient: 1,

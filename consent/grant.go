@@ -71,6 +71,7 @@ var GrantSpec = (&fsm.Spec[GrantState, GrantTrigger, GrantFacts]{
 		{From: GrantLive, On: GrantRevoke, To: GrantRevokedState, Effect: EffectRevokeGrant},
 		{From: GrantLive, On: GrantDiscard, To: GrantDiscardedRestart},
 	},
+	Effects:      []fsm.Effect{EffectRevokeGrant},
 	Stable:       []GrantState{GrantLive},
 	Terminal:     []GrantState{GrantIdleExpired, GrantAbsoluteExpired, GrantRevokedState, GrantDiscardedRestart},
 	MaxTransient: 1,

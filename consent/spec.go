@@ -77,6 +77,7 @@ var AttemptSpec = (&fsm.Spec[State, Trigger, Facts]{
 		{From: EndpointReproved, On: Invalidate, To: CapabilitiesInvalidated, Effect: EffectInvalidate},
 		{From: CapabilitiesInvalidated, On: Rebind, To: ReadyForRebind},
 	},
+	Effects:      []fsm.Effect{EffectMintGrant, EffectProveEndpoint, EffectRevokeGrant, EffectDial, EffectPressConsent, EffectClosePending, EffectInvalidate},
 	Stable:       []State{ApprovalRequired, GrantActive},
 	Terminal:     []State{GrantRevoked, Refused, ReadyForRebind},
 	MaxTransient: 8,

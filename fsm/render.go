@@ -25,6 +25,7 @@ type Table struct {
 	Revoked      []string       `json:"revoked,omitempty"`
 	Armed        []string       `json:"armed,omitempty"`
 	Flight       string         `json:"flight,omitempty"`
+	Effects      []string       `json:"effects,omitempty"`
 	Forbidden    []string       `json:"forbidden,omitempty"`
 }
 
@@ -83,6 +84,9 @@ func (s *Spec[S, T, F]) Table() Table {
 	}
 	for _, st := range s.Armed {
 		t.Armed = append(t.Armed, string(st))
+	}
+	for _, ef := range s.Effects {
+		t.Effects = append(t.Effects, string(ef))
 	}
 	for _, ef := range s.Forbidden {
 		t.Forbidden = append(t.Forbidden, string(ef))

@@ -75,8 +75,8 @@ type Edge[S, T ~string, F any] struct {
 	Reset  []string // counters set to zero when this edge is taken
 }
 
-// StateDoc documents a state in one line that lists its exits, as
-// net/http.ConnState does.
+// StateDoc documents what a state means, in a line or two. Its exits are
+// rendered from the edges; Validate rejects a doc that writes them by hand.
 type StateDoc[S ~string] struct {
 	State S
 	Doc   string
@@ -118,8 +118,15 @@ type Spec[S, T ~string, F any] struct {
 	// Flight, when set, is the effect that leads a single-flight transition:
 	// it fires at most once between two rests in a stable state.
 	Flight Effect
+	// Effects is the allowlist: every effect an owner of this machine may
+	// run. Validate rejects an edge carrying any other effect, and an
+	// allowed effect no edge carries, so a new effect is always a
+	// deliberate change to this list, which spec/ shows.
+	Effects []Effect
 	// Forbidden effects must be unreachable (e.g. close_browser for an
-	// external browser); Validate checks no edge carries one.
+	// external browser); Validate checks no edge carries one. The allowlist
+	// already excludes them; naming them says which ones reviewers care
+	// about.
 	Forbidden []Effect
 
 	// DrawFacts draws random facts for the property harness and for the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 )
 
@@ -32,11 +33,17 @@ func joinLines(s []string) string {
 // trigger) with several guarded edges.
 const exclusivitySamples = 512
 
-// Validate rejects a declaration with an undeclared or undocumented state, an
-// unreachable state, a terminal state with exits, a duplicate edge, two guards
-// on one (state, trigger) that can both hold, a forbidden effect on an edge,
-// or a non-terminal state from which no stable or terminal state is
-// reachable.
+// handWrittenExits matches a state doc that lists exits, which are
+// rendered from the edges instead (a doc and the edges drift apart).
+var handWrittenExits = regexp.MustCompile(`(?i)\bmoves? to\b|^terminal\b`)
+
+// Validate rejects a declaration with an undeclared or undocumented state, a
+// state doc that writes its exits by hand, an unreachable state, a terminal
+// state with exits, a duplicate edge, two guards on one (state, trigger) that
+// can both hold, an effect outside the allowlist (or an allowed one no edge
+// carries), a forbidden effect on an edge, an effect counted by two counters,
+// a counted edge still enabled when its counter is at its budget, or a
+// non-terminal state from which no stable or terminal state is reachable.
 func (s *Spec[S, T, F]) Validate() error {
 	var problems []string
 	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -49,6 +56,9 @@ func (s *Spec[S, T, F]) Validate() error {
 		declared[d.State] = true
 		if d.Doc == "" {
 			add("state %s has no doc", d.State)
+		}
+		if handWrittenExits.MatchString(d.Doc) {
+			add("state %s: the doc writes exits by hand (%q); they are rendered from the edges", d.State, handWrittenExits.FindString(d.Doc))
 		}
 	}
 	triggers := map[T]bool{}
@@ -91,6 +101,9 @@ func (s *Spec[S, T, F]) Validate() error {
 		if slices.Contains(s.Forbidden, e.Effect) {
 			add("edge %s --%s--> %s carries forbidden effect %s", e.From, e.On, e.To, e.Effect)
 		}
+		if e.Effect != NoEffect && !slices.Contains(s.Effects, e.Effect) {
+			add("edge %s --%s--> %s carries effect %s, which is not in the allowlist (Effects)", e.From, e.On, e.To, e.Effect)
+		}
 		out[e.From] = append(out[e.From], e.To)
 	}
 
@@ -121,11 +134,59 @@ func (s *Spec[S, T, F]) Validate() error {
 		}
 	}
 
+	for _, ef := range s.Effects {
+		if !slices.Contains(s.EffectNames(), ef) {
+			add("allowed effect %s is on no edge", ef)
+		}
+	}
+	counted := map[Effect]string{}
+	for _, e := range s.Edges {
+		if e.Effect == NoEffect || e.Count == "" {
+			continue
+		}
+		if c, ok := counted[e.Effect]; ok && c != e.Count {
+			add("effect %s is counted by %s and by %s: an effect has one counter, its ledger key", e.Effect, c, e.Count)
+		}
+		counted[e.Effect] = e.Count
+	}
+	problems = append(problems, s.countedEdgesDisabledAtBudget()...)
 	problems = append(problems, s.overlappingGuards()...)
 	if len(problems) > 0 {
 		return &ValidationError{Machine: s.Name, Problems: problems}
 	}
 	return nil
+}
+
+// countedEdgesDisabledAtBudget finds edges that count a budgeted counter
+// and can still be taken when the counter is at its budget: every fact
+// combination is tried, with the other counters sampled.
+func (s *Spec[S, T, F]) countedEdgesDisabledAtBudget() []string {
+	var problems []string
+	rng := rand.New(rand.NewPCG(3, 4)) // fixed seed: Validate is deterministic
+	facts := s.AllFacts()
+	for _, e := range s.Edges {
+		budget, ok := s.Budgets[e.Count]
+		if e.Count == "" || !ok {
+			continue
+		}
+		if e.Guard == nil {
+			problems = append(problems, fmt.Sprintf("edge %s --%s--> %s counts %s but has no guard: it is not disabled at the budget %d", e.From, e.On, e.To, e.Count, budget))
+			continue
+		}
+	search:
+		for i := 0; i < exclusivitySamples/8; i++ {
+			env := s.sampleEnv(rng)
+			env.Counters[e.Count] = budget
+			for _, f := range facts {
+				env.Facts = f
+				if e.Guard.OK(env) {
+					problems = append(problems, fmt.Sprintf("edge %s --%s--> %s counts %s but its guard %s holds at the budget %d", e.From, e.On, e.To, e.Count, e.Guard.Name, budget))
+					break search
+				}
+			}
+		}
+	}
+	return problems
 }
 
 func closure[S comparable](from S, out map[S][]S) map[S]bool {

@@ -37,6 +37,29 @@ func TestValidateRejects(t *testing.T) {
 		{"undocumented state", func(s *Spec[toyState, toyTrigger, toyFacts]) {
 			s.States[0].Doc = ""
 		}, "has no doc"},
+		{"hand-written exits", func(s *Spec[toyState, toyTrigger, toyFacts]) {
+			s.States[0].Doc = "Connected. Moves to dialing on lost."
+		}, "writes exits by hand"},
+		{"hand-written terminal", func(s *Spec[toyState, toyTrigger, toyFacts]) {
+			s.States[3].Doc = "Terminal. Gave up."
+		}, "writes exits by hand"},
+		{"effect outside the allowlist", func(s *Spec[toyState, toyTrigger, toyFacts]) {
+			// A forbidden effect under a new name is still not allowed.
+			s.Edges[2].Effect = "kill_process_group"
+		}, "not in the allowlist"},
+		{"allowed effect on no edge", func(s *Spec[toyState, toyTrigger, toyFacts]) {
+			s.Effects = append(s.Effects, "ghost")
+		}, "allowed effect ghost is on no edge"},
+		{"counted edge enabled at its budget", func(s *Spec[toyState, toyTrigger, toyFacts]) {
+			s.Edges[1].Guard = Below[toyFacts]("attempts", 4)
+			s.Edges[2].Guard = AtLeast[toyFacts]("attempts", 4)
+		}, "holds at the budget 3"},
+		{"counted edge without a guard", func(s *Spec[toyState, toyTrigger, toyFacts]) {
+			s.Edges = append(s.Edges, Edge[toyState, toyTrigger, toyFacts]{From: "dialing", On: "request", To: "dialing", Effect: "dial", Count: "attempts"})
+		}, "has no guard: it is not disabled at the budget 3"},
+		{"effect counted by two counters", func(s *Spec[toyState, toyTrigger, toyFacts]) {
+			s.Edges = append(s.Edges, Edge[toyState, toyTrigger, toyFacts]{From: "invalidating", On: "request", To: "ready", Effect: "dial", Count: "requests"})
+		}, "effect dial is counted by attempts and by requests"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -70,6 +70,7 @@ var LedgerSpec = (&fsm.Spec[EffectState, EffectTrigger, EffectFacts]{
 		{From: EffectUnknown, On: EffectObserve, To: EffectReconciledYes, Guard: happened},
 		{From: EffectUnknown, On: EffectObserve, To: EffectReconciledNo, Guard: fsm.Not(happened)},
 	},
+	Effects:      []fsm.Effect{"dispatch_cdp"},
 	Stable:       []EffectState{EffectPending, EffectUnknown},
 	Terminal:     []EffectState{EffectAcked, EffectFailed, EffectReconciledYes, EffectReconciledNo, EffectCancelled},
 	MaxTransient: 1,

@@ -56,6 +56,7 @@ var OfferSpec = (&fsm.Spec[OfferState, OfferTrigger, OfferFacts]{
 		{From: OfferOffered, On: OfferExpire, To: OfferExpired},
 		{From: OfferOffered, On: OfferRevoke, To: OfferRevoked},
 	},
+	Effects:      []fsm.Effect{"attach_debugger"},
 	Stable:       []OfferState{OfferOffered},
 	Terminal:     []OfferState{OfferConsumed, OfferExpired, OfferRevoked},
 	MaxTransient: 1,

@@ -84,6 +84,7 @@ var ProcessSpec = (&fsm.Spec[ProcessState, ProcessTrigger, ProcessFacts]{
 		{From: ProcessTakingOver, On: ProcessTaken, To: ProcessHeld},
 		{From: ProcessHeld, On: ProcessRelease, To: ProcessReleased, Effect: "release_flock"},
 	},
+	Effects:      []fsm.Effect{"remove_stale_lock", "release_flock"},
 	Stable:       []ProcessState{ProcessFree, ProcessHeld},
 	Terminal:     []ProcessState{ProcessReleased, ProcessRefused},
 	MaxTransient: 1,

@@ -64,6 +64,7 @@ var Spec = (&fsm.Spec[State, Trigger, Facts]{
 		{From: CapabilitiesInvalid, On: ReopenGates, To: GatesReopened, Effect: EffectReopenGates},
 		{From: GatesReopened, On: Rebind, To: ReadyForRebind},
 	}, interruptions()...),
+	Effects:      []fsm.Effect{EffectLead, EffectCloseGates, EffectDial, EffectRevokeGrant, EffectInvalidate, EffectReopenGates},
 	Stable:       []State{Ready, ReadyForRebind},
 	Terminal:     []State{Exhausted, Revoked, Lost, Cancelled},
 	Budgets:      fsm.Counters{"attempts": MaxAttempts},
