@@ -169,7 +169,14 @@ type Refusal struct {
 	Code   Code   `json:"code"`
 	Detail string `json:"detail,omitempty"`
 	Next   string `json:"next,omitempty"`
-	err    error
+	// ApprovalID names the approval request a person answers, when Code is
+	// browser_consent_required and a request is waiting.
+	ApprovalID string `json:"approvalId,omitempty"`
+	// Browser and Page name the browser or page the refused call was
+	// about, when it named one.
+	Browser string `json:"browser,omitempty"`
+	Page    string `json:"page,omitempty"`
+	err     error
 }
 
 // Refuse returns a refusal with code and a safe detail.

@@ -1,5 +1,7 @@
-// Package deptest checks the import boundaries of ARCHITECTURE.md's package
-// table, as tailscale's deptest does.
+// Package deptest checks the import boundaries between the packages: the
+// pure state machines and parsers open no sockets and never reach the CDP
+// transport, the platform layer stays below the machines, and the command
+// line's layers are kept (TestCommandLayers).
 package deptest
 
 import (
@@ -39,7 +41,7 @@ func TestImportBoundaries(t *testing.T) {
 		for _, b := range bad {
 			for d := range deps {
 				if d == b || (strings.HasPrefix(d, b+"/") && !pureParsers[d]) {
-					t.Errorf("%s depends on %s, which ARCHITECTURE.md forbids", pkg, d)
+					t.Errorf("%s depends on %s, which its layer forbids", pkg, d)
 				}
 			}
 		}

@@ -61,6 +61,24 @@ func Main(args []string, in io.Reader, out, errw io.Writer, extra ...func(*Facto
 	return exitCode(f, err)
 }
 
+// RefusalOutput is --json for a refusal: its code, detail, next step, and
+// what it is about (approvalId, browser, page) as fields of their own.
+type RefusalOutput struct {
+	Refusal *fsm.Refusal `json:"refusal"`
+}
+
+// ErrorOutput is --json for a failure that is not a refusal.
+type ErrorOutput struct {
+	Error ErrorInfo `json:"error"`
+}
+
+// ErrorInfo says what kind of failure it was: usage, unreachable or
+// failure.
+type ErrorInfo struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
 // exitCode is the one error-to-exit-code switch: a refusal exits with its
 // code's class ([fsm.Code.CLIExit]: 3, or 2 for a malformed request, 1 for
 // a failed navigation), a bad command line 2, an unreachable Runner 4,
@@ -72,7 +90,7 @@ func exitCode(f *Factory, err error) int {
 	}
 	if r, ok := fsm.AsRefusal(err); ok {
 		if f.JSON {
-			json.NewEncoder(f.IO.Out).Encode(map[string]any{"refusal": r})
+			json.NewEncoder(f.IO.Out).Encode(RefusalOutput{Refusal: r})
 		}
 		fmt.Fprintf(f.IO.Err, "refused: %s\n", r.Code)
 		if r.Detail != "" {
@@ -90,7 +108,7 @@ func exitCode(f *Factory, err error) int {
 		code, kind = ExitUnreachable, "unreachable"
 	}
 	if _, shown := errors.AsType[*cmdutil.ShownError](err); f.JSON && !shown {
-		json.NewEncoder(f.IO.Out).Encode(map[string]any{"error": map[string]string{"kind": kind, "message": err.Error()}})
+		json.NewEncoder(f.IO.Out).Encode(ErrorOutput{Error: ErrorInfo{Kind: kind, Message: err.Error()}})
 	}
 	fmt.Fprintf(f.IO.Err, "%s: %v\n", prefix, err)
 	return code
@@ -145,13 +163,14 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdClosePage(f),
 	)
 	root.AddCommand(NewCmdActions(f)...)
+	root.AddCommand(NewCmdVerbs(f)...) // history, tabs, downloads (verbs_cmds.go)
 	for _, c := range notBuilt {
 		root.AddCommand(newCmdNotBuilt(c[0], c[1]))
 	}
 	return root
 }
 
-// notBuilt are the verbs of the design card not built yet: they say so.
+// notBuilt are the verbs announced but not built yet: they say so.
 var notBuilt = [][2]string{
 	{"serve", "Run the Runner daemon"},
 }

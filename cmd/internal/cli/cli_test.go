@@ -51,4 +51,18 @@ func TestRefusalJSONCarriesCode(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil || got.Refusal.Code != fsm.LeaseHeld {
 		t.Fatalf("json %q: %v", out.String(), err)
 	}
+	// A consent refusal carries its approval request as its own field.
+	out.Reset()
+	ref := fsm.Refuse(fsm.ConsentRequired, "approval request ar-1: …")
+	ref.ApprovalID = "ar-1"
+	exitCode(f, ref)
+	var consent struct {
+		Refusal struct {
+			Code       string `json:"code"`
+			ApprovalID string `json:"approvalId"`
+		} `json:"refusal"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &consent); err != nil || consent.Refusal.ApprovalID != "ar-1" || consent.Refusal.Code != string(fsm.ConsentRequired) {
+		t.Fatalf("consent refusal json %q: %v", out.String(), err)
+	}
 }

@@ -65,10 +65,12 @@ func (s *Server) canAskHost(req *sdk.CallToolRequest) bool {
 // consentRefusal is browser_consent_required with the command the person
 // runs when the host cannot ask them.
 func (s *Server) consentRefusal(id string) error {
+	ref := fsm.Refusef(fsm.ConsentRequired, "approval request %s: the person runs `webcodex approve %s` in a terminal on this machine; then call browser_attach again", id, id)
 	if s.opts.Embedded != nil {
-		return fsm.Refusef(fsm.ConsentRequired, "approval request %s: this MCP client cannot ask the person, so they run `webcodex mcp approve %s` in a terminal on this machine; then call browser_attach again", id, id)
+		ref = fsm.Refusef(fsm.ConsentRequired, "approval request %s: this MCP client cannot ask the person, so they run `webcodex mcp approve %s` in a terminal on this machine; then call browser_attach again", id, id)
 	}
-	return fsm.Refusef(fsm.ConsentRequired, "approval request %s: the person runs `webcodex approve %s` in a terminal on this machine; then call browser_attach again", id, id)
+	ref.ApprovalID = id
+	return ref
 }
 
 func (s *Server) attachRequest(in attachIn) (localapi.AttachRequest, error) {
@@ -124,10 +126,11 @@ func (s *Server) attach(ctx context.Context, c *toolCall, in attachIn) (any, err
 	if err == nil {
 		return s.attached(res), nil
 	}
-	id, ok := runner.ApprovalRequestID(err)
-	if !ok {
+	ref, ok := fsm.AsRefusal(err)
+	if !ok || ref.Code != fsm.ConsentRequired || ref.ApprovalID == "" {
 		return nil, err
 	}
+	id := ref.ApprovalID
 	if !s.canAskHost(c.req) {
 		return nil, s.consentRefusal(id)
 	}

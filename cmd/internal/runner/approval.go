@@ -194,7 +194,9 @@ func (r *Runner) grantFor(ctx context.Context, e endpoint, req localapi.AttachRe
 }
 
 func consentRequired(id string) error {
-	return fsm.Refusef(fsm.ConsentRequired, "approval request %s: a person must run `webcodex approve %s` in a terminal, then attach again", id, id)
+	ref := fsm.Refusef(fsm.ConsentRequired, "approval request %s: a person must run `webcodex approve %s` in a terminal, then attach again", id, id)
+	ref.ApprovalID = id
+	return ref
 }
 
 // approvalEvidence is what the audit records about an answer: how it came,

@@ -42,20 +42,39 @@ type addressed struct {
 	Browser string `json:"browser"`
 }
 
+// addressedBy returns the ids req names (its "browser" and "page").
+func addressedBy(req any) addressed {
+	var ids addressed
+	if raw, err := json.Marshal(req); err == nil {
+		json.Unmarshal(raw, &ids) // not an object: names no id
+	}
+	return ids
+}
+
+// about names on a refusal the browser and page the call named, where it
+// names none itself, so a caller learns what it is about without parsing
+// its detail. The refusal is copied: refusals may be shared values.
+func (ids addressed) about(err error) error {
+	ref, ok := err.(*fsm.Refusal)
+	if !ok || (ids.Browser == "" && ids.Page == "") {
+		return err
+	}
+	cp := *ref
+	if cp.Browser == "" {
+		cp.Browser = ids.Browser
+	}
+	if cp.Page == "" {
+		cp.Page = ids.Page
+	}
+	return &cp
+}
+
 // admit refuses a request that names a browser or page its client may not
 // see, before the operation runs.
-func (r *Runner) admit(ctx context.Context, req any) error {
+func (r *Runner) admit(ctx context.Context, ids addressed) error {
 	_, bounded := localapi.BoundaryFrom(ctx)
 	if _, session := localapi.CallerFrom(ctx); !bounded && !session {
 		return nil
-	}
-	raw, err := json.Marshal(req)
-	if err != nil {
-		return nil // a request that does not encode names nothing
-	}
-	var ids addressed
-	if json.Unmarshal(raw, &ids) != nil {
-		return nil // not an object: names no id
 	}
 	if ids.Browser != "" {
 		r.mu.Lock()
@@ -76,13 +95,16 @@ func (r *Runner) admit(ctx context.Context, req any) error {
 	return nil
 }
 
-// bounded wraps a route so admit runs first.
+// bounded wraps a route so admit runs first, and its refusals name the
+// browser and page the request named.
 func bounded[Req, Resp any](r *Runner, fn func(context.Context, Req) (Resp, error)) func(context.Context, Req) (Resp, error) {
 	return func(ctx context.Context, req Req) (Resp, error) {
-		if err := r.admit(ctx, req); err != nil {
+		ids := addressedBy(req)
+		if err := r.admit(ctx, ids); err != nil {
 			var zero Resp
-			return zero, err
+			return zero, ids.about(err)
 		}
-		return fn(ctx, req)
+		res, err := fn(ctx, req)
+		return res, ids.about(err)
 	}
 }

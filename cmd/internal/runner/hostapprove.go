@@ -2,9 +2,6 @@ package runner
 
 import (
 	"context"
-	"strings"
-
-	"github.com/webcodex/webcodex/fsm"
 )
 
 // ApproveFromHost records an approval a person gave through the MCP host:
@@ -33,23 +30,4 @@ func (r *Runner) DenyFromHost(ctx context.Context, id string) (err error) {
 	ev := &approvalEvidence{Request: id, Provider: "mcp_host", SecondFactor: "mcp_host"}
 	defer func() { r.auditApproval(ctx, "deny_from_host", ev, err) }()
 	return r.broker.Deny(id)
-}
-
-// ApprovalRequestID returns the approval request id an Attach refusal with
-// code browser_consent_required carries, so a caller can ask the person
-// about exactly that request.
-func ApprovalRequestID(err error) (string, bool) {
-	ref, ok := fsm.AsRefusal(err)
-	if !ok || ref.Code != fsm.ConsentRequired {
-		return "", false
-	}
-	rest, ok := strings.CutPrefix(ref.Detail, "approval request ")
-	if !ok {
-		return "", false
-	}
-	id, _, ok := strings.Cut(rest, ":")
-	if !ok || id == "" || strings.ContainsAny(id, " \t\n") {
-		return "", false
-	}
-	return id, true
 }

@@ -46,20 +46,3 @@ func TestHostApprovalIsNotARoute(t *testing.T) {
 		t.Fatalf("the approved request gives no grant: %v", err)
 	}
 }
-
-func TestApprovalRequestID(t *testing.T) {
-	t.Parallel() // its own Runner and browsers
-	if id, ok := ApprovalRequestID(consentRequired("ar-123")); !ok || id != "ar-123" {
-		t.Fatalf("ApprovalRequestID = %q, %v", id, ok)
-	}
-	for _, err := range []error{
-		nil,
-		fsm.Refuse(fsm.ConsentRevoked, "approval request x: y"),
-		fsm.Refuse(fsm.ConsentRequired, "Chrome's prompt was not answered in time"),
-		fsm.Refuse(fsm.ConsentRequired, "approval request : y"),
-	} {
-		if id, ok := ApprovalRequestID(err); ok {
-			t.Errorf("ApprovalRequestID(%v) = %q", err, id)
-		}
-	}
-}

@@ -1,11 +1,15 @@
 package runner
 
 import (
+	"context"
+	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
 )
 
 // TestEveryRouteServedOnce: the Runner's table serves exactly the routes
@@ -25,5 +29,41 @@ func TestEveryRouteServedOnce(t *testing.T) {
 	}
 	if len(slices.Compact(slices.Clone(want))) != len(want) {
 		t.Fatalf("a route name is declared twice: %v", want)
+	}
+}
+
+// TestRefusalNamesWhatItIsAbout: a consent refusal carries its approval
+// request as a field, and a route's refusal names the page or browser the
+// request named, so no caller parses a detail. Refusals are copied, never
+// changed where they are shared.
+func TestRefusalNamesWhatItIsAbout(t *testing.T) {
+	t.Parallel()
+	if ref, ok := fsm.AsRefusal(consentRequired("ar-123")); !ok || ref.Code != fsm.ConsentRequired || ref.ApprovalID != "ar-123" {
+		t.Fatalf("consentRequired = %+v", ref)
+	}
+	shared := fsm.Refuse(fsm.PageClosed, "the page is closed")
+	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := bounded(r, func(context.Context, localapi.ReadRequest) (localapi.ReadResult, error) { return localapi.ReadResult{}, shared })
+	_, err = read(context.Background(), localapi.ReadRequest{Page: "p-7"})
+	if ref, ok := fsm.AsRefusal(err); !ok || ref.Code != fsm.PageClosed || ref.Page != "p-7" || ref.Browser != "" {
+		t.Fatalf("refusal = %+v, want page_closed about p-7", ref)
+	}
+	if shared.Page != "" {
+		t.Fatalf("the shared refusal was changed: %+v", shared)
+	}
+	closeB := bounded(r, func(context.Context, localapi.BrowserRequest) (localapi.CloseResult, error) {
+		return localapi.CloseResult{}, fsm.Refuse(fsm.NotFound, "no such browser")
+	})
+	_, err = closeB(context.Background(), localapi.BrowserRequest{Browser: "b-3"})
+	if ref, ok := fsm.AsRefusal(err); !ok || ref.Browser != "b-3" {
+		t.Fatalf("refusal = %+v, want one about b-3", ref)
+	}
+	// Over the wire the fields arrive as fields.
+	b, err := json.Marshal(err)
+	if err != nil || !strings.Contains(string(b), `"browser":"b-3"`) {
+		t.Fatalf("wire form %s, %v", b, err)
 	}
 }
