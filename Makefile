@@ -14,6 +14,7 @@ build:
 test: fmt-check vet
 	$(GO) test -race -timeout 20m ./...
 	@if ls extension/test/*.test.js >/dev/null 2>&1; then node --test extension/test/; fi
+	node --test cdp/surface/inject/test/
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

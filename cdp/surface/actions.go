@@ -99,8 +99,8 @@ type prepResult struct {
 // prepare runs the page's prepare for kind on t: revalidation of the
 // document (nonce) and the ref, resolution, visibility, enabled and hit
 // checks. Nothing has been dispatched when it fails.
-func (p *Page) prepare(ctx context.Context, t Target, kind string, extra map[string]any) (*world, *prepResult, error) {
-	var res prepResult
+func (p *Page) prepare(ctx context.Context, t Target, arg prepareArgs) (*world, *prepResult, error) {
+	var res *prepResult
 	var w *world
 	for attempt := 0; attempt < 2; attempt++ {
 		b, err := p.bind(ctx, t)
@@ -117,19 +117,14 @@ func (p *Page) prepare(ctx context.Context, t Target, kind string, extra map[str
 			}
 			return nil, nil, p.readErr(ctx, err)
 		}
-		arg := map[string]any{"kind": kind}
-		for k, v := range extra {
-			arg[k] = v
-		}
-		res = prepResult{}
-		w, err = p.resolveIn(ctx, b, "prepare", arg, &res, func() *pageErr { return &res.pageErr })
+		w, res, err = p.resolveIn(ctx, b, arg)
 		if errors.Is(err, errWorldGone) && !b.isRef && attempt == 0 {
 			// The document was replaced before anything was dispatched: a
 			// semantic target is looked up in the new one.
 			continue
 		}
 		if err != nil {
-			return nil, &res, p.readErr(ctx, err)
+			return nil, res, p.readErr(ctx, err)
 		}
 		break
 	}
@@ -152,7 +147,7 @@ func (p *Page) prepare(ctx context.Context, t Target, kind string, extra map[str
 		res.X += dx
 		res.Y += dy
 	}
-	return w, &res, nil
+	return w, res, nil
 }
 
 // frameOrigin returns the offset of a frame's viewport in the page viewport
@@ -189,12 +184,8 @@ func (p *Page) frameOrigin(ctx context.Context, w *world, depth int) (float64, f
 		return 0, 0, err
 	}
 	p.tagChildFrames(ctx, pw)
-	var box struct {
-		pageErr
-		X float64 `json:"x"`
-		Y float64 `json:"y"`
-	}
-	if err := p.call(ctx, pw, "frameBox", map[string]any{"nonce": pw.nonce, "key": p.frameKey(w.frame)}, false, &box); err != nil {
+	box, err := invoke(ctx, p, pw, jsFrameBox, frameKeyArgs{Key: p.frameKey(w.frame)})
+	if err != nil {
 		return 0, 0, err
 	}
 	if box.Err != "" {
@@ -293,7 +284,7 @@ func (p *Page) Click(ctx context.Context, t Target) (*ActionResult, error) {
 		return nil, err
 	}
 	defer release()
-	_, res, err := p.prepare(ctx, t, "click", nil)
+	_, res, err := p.prepare(ctx, t, prepareArgs{Kind: "click"})
 	if err != nil {
 		return nil, err
 	}
@@ -314,7 +305,7 @@ func (p *Page) Hover(ctx context.Context, t Target) (*ActionResult, error) {
 		return nil, err
 	}
 	defer release()
-	_, res, err := p.prepare(ctx, t, "hover", nil)
+	_, res, err := p.prepare(ctx, t, prepareArgs{Kind: "hover"})
 	if err != nil {
 		return nil, err
 	}
@@ -382,7 +373,7 @@ func (p *Page) TypeText(ctx context.Context, t Target, text string, o TypeOption
 		return nil, err
 	}
 	defer release()
-	w, res, err := p.prepare(ctx, t, "type", map[string]any{"clear": o.Clear, "empty": o.Clear && text == ""})
+	w, res, err := p.prepare(ctx, t, prepareArgs{Kind: "type", Clear: o.Clear, Empty: o.Clear && text == ""})
 	if err != nil {
 		return nil, err
 	}
@@ -429,14 +420,8 @@ func (p *Page) TypeText(ctx context.Context, t Target, text string, o TypeOption
 		// An Enter submitted the form: the field's document is gone.
 		return out, fsm.Refuse(fsm.OutcomeUnknown, "the page navigated before the typed value could be read back")
 	}
-	var rb struct {
-		pageErr
-		Requested int  `json:"requested"`
-		Delivered int  `json:"delivered"`
-		Length    int  `json:"length"`
-		Exact     bool `json:"exact"`
-	}
-	if err := p.call(ctx, w, "readBack", map[string]any{"nonce": w.nonce, "text": text}, false, &rb); err != nil {
+	rb, err := invoke(ctx, p, w, jsReadBack, readBackArgs{Text: text})
+	if err != nil {
 		if errors.Is(err, errWorldGone) || p.sessionEnded(err) {
 			return out, fsm.Refuse(fsm.OutcomeUnknown, "the document was replaced before the typed value could be read back").WithCause(err)
 		}
@@ -466,7 +451,7 @@ func (p *Page) Select(ctx context.Context, t Target, values ...string) (*ActionR
 	}
 	defer release()
 	mark := p.effectMark()
-	_, res, err := p.prepare(ctx, t, "select", map[string]any{"values": values})
+	_, res, err := p.prepare(ctx, t, prepareArgs{Kind: "select", Values: values})
 	if err != nil {
 		return nil, err
 	}
@@ -487,7 +472,7 @@ func (p *Page) Check(ctx context.Context, t Target, want bool) (*ActionResult, e
 		return nil, err
 	}
 	defer release()
-	w, res, err := p.prepare(ctx, t, "check", map[string]any{"want": want})
+	w, res, err := p.prepare(ctx, t, prepareArgs{Kind: "check", Want: want})
 	if err != nil {
 		return nil, err
 	}
@@ -506,11 +491,8 @@ func (p *Page) Check(ctx context.Context, t Target, want bool) (*ActionResult, e
 	if out.Navigation != nil && !out.Navigation.SameDocument {
 		return out, nil // the control's document is gone: nothing to read back
 	}
-	var rc struct {
-		pageErr
-		Checked *bool `json:"checked"`
-	}
-	if err := p.call(ctx, w, "readChecked", map[string]any{"nonce": w.nonce}, false, &rc); err != nil || rc.Err != "" {
+	rc, err := invoke(ctx, p, w, jsReadChecked, none{})
+	if err != nil || rc.Err != "" {
 		return out, fsm.Refuse(fsm.OutcomeUnknown, "the control went away before its state could be read back")
 	}
 	out.Checked = rc.Checked
@@ -522,7 +504,7 @@ func (p *Page) Check(ctx context.Context, t Target, want bool) (*ActionResult, e
 
 // focus focuses the target without input.
 func (p *Page) focus(ctx context.Context, t Target) (*prepResult, error) {
-	_, res, err := p.prepare(ctx, t, "focus", nil)
+	_, res, err := p.prepare(ctx, t, prepareArgs{Kind: "focus"})
 	return res, err
 }
 
@@ -749,7 +731,7 @@ func (p *Page) Scroll(ctx context.Context, o ScrollOptions) (*ActionResult, erro
 	}
 	out := &ActionResult{Action: "scroll"}
 	if o.Target != nil {
-		_, res, err := p.prepare(ctx, *o.Target, "scroll", nil)
+		_, res, err := p.prepare(ctx, *o.Target, prepareArgs{Kind: "scroll"})
 		if err != nil {
 			return nil, err
 		}
@@ -763,16 +745,11 @@ func (p *Page) Scroll(ctx context.Context, o ScrollOptions) (*ActionResult, erro
 	default:
 		return nil, fsm.Refuse(fsm.InvalidArgument, "scroll to is top or bottom")
 	}
-	var st struct {
-		pageErr
-		ScrollState
-	}
+	var st scrollResult
 	err := p.admitted(ctx, func(w *world) error {
-		st = struct {
-			pageErr
-			ScrollState
-		}{}
-		return p.call(ctx, w, "scroll", map[string]any{"nonce": w.nonce, "to": o.To, "dx": o.DX, "dy": o.DY}, false, &st)
+		var err error
+		st, err = invoke(ctx, p, w, jsScroll, scrollArgs{To: o.To, DX: o.DX, DY: o.DY})
+		return err
 	})
 	if err != nil {
 		return nil, p.readErr(ctx, err)

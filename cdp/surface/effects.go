@@ -312,12 +312,8 @@ func (p *Page) sameDocumentMove(ctx context.Context, before string) *Navigation 
 	if w == nil || w.dead.Load() {
 		return nil
 	}
-	var r struct {
-		OK    bool   `json:"ok"`
-		URL   string `json:"url"`
-		Title string `json:"title"`
-	}
-	if err := p.call(ctx, w, "identity", map[string]any{"nonce": w.nonce}, false, &r); err != nil || !r.OK || r.URL == before {
+	r, err := invoke(ctx, p, w, jsIdentity, none{})
+	if err != nil || r.Err != "" || r.URL == before {
 		return nil
 	}
 	return &Navigation{URL: r.URL, Title: capString(r.Title, 200), SameDocument: true}

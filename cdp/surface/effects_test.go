@@ -33,6 +33,9 @@ func effectSite(tb testing.TB) *httptest.Server {
 <input aria-label="Drops" onkeydown="if (++window.keyCount > 5) event.preventDefault()">
 <input aria-label="Keys" onkeydown="window.keyLog.push(event.key)">
 <script>window.keyCount = 0; window.keyLog = [];</script>`))
+			case "/aria":
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				fmt.Fprint(w, html5("ARIA", ariaPage))
 			case "/fx2":
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")
 				fmt.Fprint(w, html5("Second page", `<h1>Second</h1>`))
@@ -47,6 +50,31 @@ func effectSite(tb testing.TB) *httptest.Server {
 	})
 	return fxSrv
 }
+
+// ariaPage has the kinds of controls agents meet, named every way HTML
+// and ARIA allow: the accessibility conformance test reads it.
+const ariaPage = `<nav aria-label="Main"><a href="/a">Home</a> <a href="/b" title="Titled link"><img src="data:," alt="Logo"></a></nav>
+<span id=lbl>Labelled by id</span><button aria-labelledby=lbl>ignored text</button>
+<button aria-label="Close dialog">×</button>
+<input type=submit> <input type=reset> <input type=button value="Plain input button"> <input type=image alt="Go image">
+<label>Wrapped <input name=w></label> <label for=sep>Separate</label><input id=sep>
+<input placeholder="Only placeholder"> <input title="Only title"> <input type=search aria-label="Find">
+<input type=number aria-label="Amount"> <input type=range aria-label="Volume"> <input type=email list=dl aria-label="Suggest"><datalist id=dl><option>a@b.c</option></datalist>
+<textarea aria-label="Notes"></textarea>
+<label><input type=checkbox> Tick me</label> <label><input type=radio name=r> Radio one</label>
+<select aria-label="Single"><option>One</option><option>Two</option></select>
+<select multiple aria-label="Many"><option>X</option><option>Y</option></select>
+<div role=switch aria-checked=false tabindex=0>Dark mode</div>
+<div role=tablist><div role=tab aria-selected=true tabindex=0>First tab</div><div role=tab tabindex=-1>Second tab</div></div>
+<ul role=menu><li role=menuitem tabindex=0>Cut</li><li role=menuitemcheckbox aria-checked=true tabindex=0>Bold</li></ul>
+<details><summary>More details</summary>Hidden text</details>
+<div contenteditable=true aria-label="Editor"></div>
+<div onclick="void 0">Clickable div</div>
+<span tabindex=0>Focusable span</span>
+<a href="/c"><span>Nested</span> <b>link text</b></a>
+<button><img src="data:," alt="Icon only"></button>
+<table><tr><td><button>In a cell</button></td></tr></table>
+<fieldset><legend>Group</legend><input aria-label="In group"></fieldset>`
 
 func effectPage(t *testing.T) *Page {
 	t.Helper()

@@ -161,7 +161,7 @@ func (r rect) grow(d float64) rect { return rect{r.x - d, r.y - d, r.w + 2*d, r.
 // the page viewport and the viewport's size.
 func (p *Page) targetBox(ctx context.Context, t Target) (rect, rect, error) {
 	// prepare places a frame's element in the page viewport.
-	_, res, err := p.prepare(ctx, t, "screenshot", nil)
+	_, res, err := p.prepare(ctx, t, prepareArgs{Kind: "screenshot"})
 	if err != nil {
 		return rect{}, rect{}, err
 	}
@@ -225,7 +225,7 @@ func (p *Page) captureOnce(ctx context.Context, full bool, t *Target) ([]byte, e
 	}
 	// A frame later: motion that spans frames shows in the second sample.
 	if w, err := p.mainWorld(ctx); err == nil {
-		_ = p.call(ctx, w, "afterFrame", map[string]any{"nonce": w.nonce}, true, nil)
+		_, _ = invoke(ctx, p, w, jsAfterFrame, none{})
 	}
 	after, err := p.sampleLayout(ctx)
 	if errors.Is(err, errWorldGone) || (err == nil && !reflect.DeepEqual(before, after)) || changed() {
@@ -330,7 +330,7 @@ func (p *Page) fitViewport(ctx context.Context) (func(), error) {
 	}
 	// Let the page lay out (and answer resize) at its new size first.
 	if w, err := p.mainWorld(ctx); err == nil {
-		_ = p.call(ctx, w, "afterFrame", map[string]any{"nonce": w.nonce}, true, nil)
+		_, _ = invoke(ctx, p, w, jsAfterFrame, none{})
 	}
 	return restore, nil
 }
@@ -406,8 +406,8 @@ func (p *Page) sampleLayout(ctx context.Context) (*layout, error) {
 	}
 	l := &layout{Loaders: map[cdproto.FrameID]cdproto.LoaderID{}}
 	if p.opts.Judge == nil {
-		var r frameBoxes
-		if err := p.call(ctx, w, "frameLayout", map[string]any{"nonce": w.nonce}, false, &r); err != nil {
+		r, err := invoke(ctx, p, w, jsFrameLayout, none{})
+		if err != nil {
 			return nil, err
 		}
 		l.View, l.Visual = rect{0, 0, r.VW, r.VH}, [3]float64{r.VVX, r.VVY, r.VVS}
@@ -435,8 +435,8 @@ func (p *Page) sampleLayout(ctx context.Context) (*layout, error) {
 // around w's frame spread it.
 func (p *Page) layoutIn(ctx context.Context, w *world, idx frameIndex, l *layout, t xform, spread float64, clip *rect, depth int) error {
 	p.tagChildFrames(ctx, w)
-	var r frameBoxes
-	if err := p.call(ctx, w, "frameLayout", map[string]any{"nonce": w.nonce}, false, &r); err != nil {
+	r, err := invoke(ctx, p, w, jsFrameLayout, none{})
+	if err != nil {
 		return err
 	}
 	if r.Err != "" {

@@ -146,17 +146,9 @@ func (p *Page) Identity(ctx context.Context) (*DocIdentity, error) {
 	}
 	var out DocIdentity
 	err := p.withMain(ctx, func(w *world) error {
-		var r struct {
-			OK    bool   `json:"ok"`
-			URL   string `json:"url"`
-			Title string `json:"title"`
-		}
-		if err := p.call(ctx, w, "identity", map[string]any{"nonce": w.nonce}, false, &r); err != nil {
+		r, err := invoke(ctx, p, w, jsIdentity, none{})
+		if err != nil {
 			return err
-		}
-		if !r.OK {
-			p.dropWorld(w)
-			return errWorldGone
 		}
 		out = DocIdentity{Document: w.doc, URL: r.URL, Title: r.Title}
 		return nil
@@ -189,14 +181,8 @@ func (p *Page) Read(ctx context.Context, maxChars int) (*ReadResult, error) {
 	}
 	var out ReadResult
 	err := p.admitted(ctx, func(w *world) error {
-		var r struct {
-			pageErr
-			Text  string `json:"text"`
-			Total int    `json:"total"`
-			URL   string `json:"url"`
-			Title string `json:"title"`
-		}
-		if err := p.call(ctx, w, "read", map[string]any{"nonce": w.nonce, "max": maxChars}, false, &r); err != nil {
+		r, err := invoke(ctx, p, w, jsRead, readArgs{Max: maxChars})
+		if err != nil {
 			return err
 		}
 		if r.Err != "" {

@@ -172,14 +172,10 @@ func (p *Page) settle(ctx context.Context, max time.Duration) (bool, error) {
 			}
 			return false, err // the Judge's refusal
 		}
-		var r struct {
-			pageErr
-			Settled bool `json:"settled"`
-		}
 		cctx, cancel := context.WithTimeout(ctx, remaining+time.Second)
-		err = p.callUntilNav(cctx, w, "settle", map[string]any{"nonce": w.nonce, "quietMs": settleQuiet.Milliseconds(), "maxMs": remaining.Milliseconds()}, &r, nav)
+		r, err := invokeUntilNav(cctx, p, w, jsSettle, settleArgs{QuietMs: settleQuiet.Milliseconds(), MaxMs: remaining.Milliseconds()}, nav)
 		cancel()
-		if errors.Is(err, errWorldGone) || errors.Is(err, errMainNavigated) || r.Err == "stale" {
+		if errors.Is(err, errWorldGone) || errors.Is(err, errMainNavigated) || r.Err == fsm.BindingStale {
 			continue
 		}
 		if err != nil || !r.Settled {

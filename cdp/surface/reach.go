@@ -33,15 +33,9 @@ func (p *Page) pointerAllowed(ctx context.Context, x, y float64) error {
 		return p.readErr(ctx, err)
 	}
 	for depth := 0; depth <= maxFrameDepth; depth++ {
-		var r struct {
-			pageErr
-			Cross bool    `json:"cross"`
-			Key   string  `json:"key"`
-			X     float64 `json:"x"`
-			Y     float64 `json:"y"`
-		}
 		p.tagChildFrames(ctx, w)
-		if err := p.call(ctx, w, "hitFrame", map[string]any{"nonce": w.nonce, "x": x, "y": y}, false, &r); err != nil {
+		r, err := invoke(ctx, p, w, jsHitFrame, pointArgs{X: x, Y: y})
+		if err != nil {
 			return p.readErr(ctx, err)
 		}
 		if r.Err != "" {
@@ -72,13 +66,9 @@ func (p *Page) focusAllowed(ctx context.Context) error {
 		return p.readErr(ctx, err)
 	}
 	for depth := 0; depth <= maxFrameDepth; depth++ {
-		var r struct {
-			pageErr
-			Cross bool   `json:"cross"`
-			Key   string `json:"key"`
-		}
 		p.tagChildFrames(ctx, w)
-		if err := p.call(ctx, w, "focusFrame", map[string]any{"nonce": w.nonce}, false, &r); err != nil {
+		r, err := invoke(ctx, p, w, jsFocusFrame, none{})
+		if err != nil {
 			return p.readErr(ctx, err)
 		}
 		if r.Err != "" {

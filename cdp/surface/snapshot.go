@@ -241,7 +241,7 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 		}
 		prev = r
 	}
-	arg := map[string]any{"interactive": opts.Interactive, "full": opts.Full}
+	arg := snapArgs{Interactive: opts.Interactive, Full: opts.Full}
 	var scopeWorld *world
 	if opts.Query != nil {
 		if opts.Scope != nil {
@@ -254,7 +254,7 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 		if q.Limit < 0 {
 			return nil, fsm.Refuse(fsm.InvalidArgument, "a query's limit must be zero or more")
 		}
-		arg["query"] = q
+		arg.Query = &q
 	}
 	if opts.Scope != nil {
 		s := opts.Scope
@@ -274,17 +274,17 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 			if scopeWorld == nil {
 				return nil, fsm.Refuse(fsm.BindingStale, "ref not in that snapshot")
 			}
-			arg["scopeRef"], arg["scopeSnap"] = s.Ref, s.SnapshotID
+			arg.ScopeRef, arg.ScopeSnap = s.Ref, s.SnapshotID
 		case s.CSS != "":
-			arg["scopeCss"] = s.CSS
+			arg.ScopeCSS = s.CSS
 		default:
 			return nil, fsm.Refuse(fsm.InvalidArgument, "a snapshot scope is a ref or a CSS selector")
 		}
 	}
 	if prev != nil {
-		arg["budget"] = 0 // a diff needs the whole outline
+		arg.Budget = 0 // a diff needs the whole outline
 	} else {
-		arg["budget"] = budget
+		arg.Budget = budget
 	}
 	var rec *snapRecord
 	var ps *pageSnap
@@ -393,9 +393,10 @@ func (p *Page) Expand(ctx context.Context, o ExpandOptions) (*Snapshot, error) {
 	}
 	var ps pageSnap
 	err = p.admitted1(ctx, w, func() error {
-		ps = pageSnap{}
-		return p.call(ctx, w, "expand", map[string]any{"nonce": w.nonce, "snap": rec.id, "fold": n, "from": o.From, "to": o.To,
-			"prefix": prefix, "interactive": rec.interactive, "maxLines": p.limits.lines}, false, &ps)
+		var err error
+		ps, err = invoke(ctx, p, w, jsExpand, expandArgs{Snap: rec.id, Fold: n, From: o.From, To: o.To,
+			Prefix: prefix, Interactive: rec.interactive, MaxLines: p.limits.lines})
+		return err
 	})
 	if err != nil {
 		if errors.Is(err, errWorldGone) {
@@ -487,7 +488,7 @@ func (p *Page) moreChunk(ctx context.Context, rec *snapRecord, budget int) ([]st
 	if err := p.admit(ctx, rec.root); err != nil {
 		return nil, nil, err
 	}
-	lines, ps, err := p.frameChunk(ctx, rec.root, rec.prefix, "more", map[string]any{"snap": rec.id, "budget": budget}, rec, 0)
+	lines, ps, err := p.frameChunk(ctx, rec.root, rec.prefix, jsMore, snapArgs{Budget: budget}, rec, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -552,7 +553,7 @@ func chunk(lines []string, off, budget int, snapID string, complete bool) (strin
 	return b.String(), i
 }
 
-func (p *Page) snapshotOnce(ctx context.Context, arg map[string]any, scopeWorld *world) (*snapRecord, *pageSnap, error) {
+func (p *Page) snapshotOnce(ctx context.Context, arg snapArgs, scopeWorld *world) (*snapRecord, *pageSnap, error) {
 	w := scopeWorld
 	if w == nil {
 		var err error
@@ -567,7 +568,7 @@ func (p *Page) snapshotOnce(ctx context.Context, arg map[string]any, scopeWorld 
 	if w.frame != p.main || w.sess != p.sess {
 		rec.prefix = p.frameKey(w.frame) + "e"
 	}
-	lines, ps, err := p.frameChunk(ctx, w, rec.prefix, "snapshot", arg, rec, 0)
+	lines, ps, err := p.frameChunk(ctx, w, rec.prefix, jsSnapshot, arg, rec, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -606,15 +607,11 @@ func (p *Page) frameByKey(key string) (cdproto.FrameID, bool) {
 // frameChunk runs fn (snapshot or more) in world w for one chunk of its
 // outline, then snapshots whole the cross-origin frames the chunk names and
 // splices their lines in after their frame lines.
-func (p *Page) frameChunk(ctx context.Context, w *world, prefix, fn string, arg map[string]any, rec *snapRecord, depth int) ([]string, *pageSnap, error) {
+func (p *Page) frameChunk(ctx context.Context, w *world, prefix string, fn jsFn[snapArgs, pageSnap], arg snapArgs, rec *snapRecord, depth int) ([]string, *pageSnap, error) {
 	children := p.tagChildFrames(ctx, w)
-	a := map[string]any{}
-	for k, v := range arg {
-		a[k] = v
-	}
-	a["nonce"], a["snap"], a["prefix"], a["maxLines"] = w.nonce, rec.id, prefix, p.limits.lines
-	var ps pageSnap
-	if err := p.call(ctx, w, fn, a, false, &ps); err != nil {
+	arg.Snap, arg.Prefix, arg.MaxLines = rec.id, prefix, p.limits.lines
+	ps, err := invoke(ctx, p, w, fn, arg)
+	if err != nil {
 		return nil, nil, err
 	}
 	if ps.Err != "" {
@@ -671,7 +668,7 @@ func (p *Page) frameChunk(ctx context.Context, w *world, prefix, fn string, arg 
 		cw, err := p.frameWorld(ctx, fid)
 		var sub []string
 		if err == nil {
-			sub, _, err = p.frameChunk(ctx, cw, f.Key+"e", "snapshot", map[string]any{"interactive": arg["interactive"], "budget": 0}, rec, depth+1)
+			sub, _, err = p.frameChunk(ctx, cw, f.Key+"e", jsSnapshot, snapArgs{Interactive: arg.Interactive, Full: arg.Full}, rec, depth+1)
 		}
 		if err == nil {
 			// Read from the admitted document, and shown only if the frame
@@ -806,8 +803,8 @@ func (p *Page) tagChildFrames(ctx context.Context, w *world) map[string]cdproto.
 		// (resolveNode's numeric context id could name one after a
 		// cross-process navigation).
 		call := runtime.CallFunctionOnParams{
-			FunctionDeclaration: "function(el, k){ return " + p.global + ".tagFrame(el, k); }",
-			Arguments:           []*runtime.CallArgument{{ObjectID: obj.Object.ObjectID}, {Value: []byte(quoteJS(key))}},
+			FunctionDeclaration: p.tagFrameFn(),
+			Arguments:           []*runtime.CallArgument{{ObjectID: obj.Object.ObjectID}, {Value: []byte(quoteJS(w.nonce))}, {Value: []byte(quoteJS(key))}},
 			Silent:              new(true),
 			ReturnByValue:       new(true),
 		}
@@ -848,14 +845,12 @@ func (p *Page) confirmClosed(ctx context.Context, w *world, n int) []bool {
 	if n > maxClosedChecks {
 		n = maxClosedChecks
 	}
-	ep := w.evaluate(p.global + ".closedHosts()")
-	ep.Silent = new(true)
-	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, ep)
-	if err != nil || res.Result == nil || res.Result.ObjectID == "" {
+	hosts, err := p.invokeObject(ctx, w, jsClosedHosts, none{})
+	if err != nil || hosts == nil || hosts.ObjectID == "" {
 		return nil
 	}
-	defer p.release(ctx, w.sess, res.Result.ObjectID)
-	props, err := cdproto.Call(ctx, w.sess, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: res.Result.ObjectID, OwnProperties: new(true)})
+	defer p.release(ctx, w.sess, hosts.ObjectID)
+	props, err := cdproto.Call(ctx, w.sess, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: hosts.ObjectID, OwnProperties: new(true)})
 	if err != nil {
 		return nil
 	}

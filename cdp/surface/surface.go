@@ -19,7 +19,6 @@ package surface
 import (
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -37,9 +36,6 @@ import (
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/fsm"
 )
-
-//go:embed inject.js
-var injectJS string
 
 // Gate serializes side-effecting operations on one target. Acquire blocks
 // until the caller holds the gate or ctx ends; release gives it back.
@@ -553,42 +549,6 @@ func (p *Page) dropWorld(w *world) {
 func quoteJS(s string) string {
 	b, _ := jsonv2.Marshal(s)
 	return string(b)
-}
-
-// call runs NAME.fn(arg) in world w and decodes the result into out. A
-// document that is gone yields errWorldGone.
-func (p *Page) call(ctx context.Context, w *world, fn string, arg any, await bool, out any) error {
-	b, err := jsonv2.Marshal(arg)
-	if err != nil {
-		return fmt.Errorf("surface: %s: %w", fn, err)
-	}
-	ep := w.evaluate(p.global + "." + fn + "(" + string(b) + ")")
-	ep.ReturnByValue, ep.AwaitPromise, ep.Silent = new(true), new(await), new(true)
-	res, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, ep)
-	if err != nil {
-		if isContextGone(err) {
-			p.dropWorld(w)
-			return errWorldGone
-		}
-		return err
-	}
-	if res.ExceptionDetails != nil {
-		desc := res.ExceptionDetails.Text
-		if res.ExceptionDetails.Exception != nil {
-			desc = res.ExceptionDetails.Exception.Description
-		}
-		if strings.Contains(desc, p.global) || strings.Contains(desc, "Execution context was destroyed") {
-			p.dropWorld(w)
-			return errWorldGone
-		}
-		return fmt.Errorf("surface: page script %s failed: %s", fn, firstLine(desc))
-	}
-	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
-		if err := jsonv2.Unmarshal(res.Result.Value, out); err != nil {
-			return fmt.Errorf("surface: %s: decoding: %w", fn, err)
-		}
-	}
-	return nil
 }
 
 // release frees a remote object; failures do not matter (the object goes

@@ -142,11 +142,8 @@ func (p *Page) otherWorlds(ctx context.Context, main *world) []*world {
 		return nil
 	}
 	// In document order, so that an index counts as a reader would.
-	var order struct {
-		pageErr
-		Keys []string `json:"keys"`
-	}
-	if err := p.call(ctx, main, "frameOrder", map[string]any{"nonce": main.nonce}, false, &order); err != nil || order.Err != "" {
+	order, err := invoke(ctx, p, main, jsFrameOrder, none{})
+	if err != nil || order.Err != "" {
 		return nil
 	}
 	var out []*world
@@ -164,19 +161,19 @@ func (p *Page) otherWorlds(ctx context.Context, main *world) []*world {
 
 // pageErr is the refusal shape the page script returns.
 type pageErr struct {
-	Err     string `json:"err"`
-	Detail  string `json:"detail"`
-	Count   int    `json:"count"`
-	Visible int    `json:"visible"`
-	Index   *int   `json:"index"`
-	HitTag  string `json:"hitTag"`
+	Err     fsm.Code `json:"err"`
+	Detail  string   `json:"detail"`
+	Count   int      `json:"count"`
+	Visible int      `json:"visible"`
+	Index   *int     `json:"index"`
+	HitTag  string   `json:"hitTag"`
 }
 
 func (e pageErr) refusal() error {
 	switch e.Err {
 	case "":
 		return nil
-	case "not_found":
+	case fsm.ElementNotFound:
 		if e.Index != nil {
 			return fsm.Refusef(fsm.ElementNotFound, "index %d is out of range: %d visible matches (%d in all)", *e.Index, e.Visible, e.Count)
 		}
@@ -184,20 +181,20 @@ func (e pageErr) refusal() error {
 			return fsm.Refusef(fsm.ElementNotFound, "%s", e.Detail)
 		}
 		return fsm.Refuse(fsm.ElementNotFound, "0 elements match")
-	case "hidden":
+	case fsm.ElementHidden:
 		d := fmt.Sprintf("%d matches, none visible", e.Count)
 		if e.Detail != "" {
 			d += " (" + e.Detail + ")"
 		}
 		return fsm.Refuse(fsm.ElementHidden, d)
-	case "ambiguous":
+	case fsm.ElementAmbiguous:
 		return fsm.Refusef(fsm.ElementAmbiguous, "%d visible matches (%d in all); narrow the target or pass an index", e.Visible, e.Count)
-	case "disabled":
+	case fsm.ElementDisabled:
 		if e.Detail != "" {
 			return fsm.Refusef(fsm.ElementDisabled, "the element is disabled (%s)", e.Detail)
 		}
 		return fsm.Refuse(fsm.ElementDisabled, "1 match, disabled")
-	case "obscured":
+	case fsm.ElementObscured:
 		if e.HitTag != "" {
 			return fsm.Refusef(fsm.ElementObscured, "1 match; the click point hits a <%s> on top of it", e.HitTag)
 		}
@@ -205,34 +202,34 @@ func (e pageErr) refusal() error {
 			return fsm.Refusef(fsm.ElementObscured, "1 match; %s", e.Detail)
 		}
 		return fsm.Refuse(fsm.ElementObscured, "1 match; the click point hits nothing")
-	case "stale":
+	case fsm.BindingStale:
 		d := "the ref's element is gone"
 		if e.Detail != "" {
 			d = e.Detail
 		}
 		return fsm.Refuse(fsm.BindingStale, d)
-	case "invalid":
+	case fsm.InvalidArgument:
 		return fsm.Refuse(fsm.InvalidArgument, e.Detail)
 	}
-	return fmt.Errorf("surface: page script refused: %s", e.Err)
+	return fmt.Errorf("surface: the page script refused with %s, which Go does not decode", e.Err)
 }
 
-// resolveIn runs the page function fn on a binding: the ref's world, or for
-// a semantic target the main world and then, when nothing matched there,
-// cross-origin frame worlds. It returns the world that answered.
-func (p *Page) resolveIn(ctx context.Context, b *binding, fn string, arg map[string]any, out any, errOf func() *pageErr) (*world, error) {
-	arg["target"] = b.pt
-	arg["nonce"] = b.w.nonce
-	err := p.call(ctx, b.w, fn, arg, false, out)
+// resolveIn runs the page's prepare on a binding: in the ref's world, or
+// for a semantic target in the main world and then, when nothing matched
+// there, in cross-origin frame worlds. It returns the world that answered
+// and its result.
+func (p *Page) resolveIn(ctx context.Context, b *binding, arg prepareArgs) (*world, *prepResult, error) {
+	arg.Target = b.pt
+	res, err := invoke(ctx, p, b.w, jsPrepare, arg)
 	if err != nil {
 		if errors.Is(err, errWorldGone) && b.isRef {
-			return nil, fsm.Refuse(fsm.BindingStale, "the ref's document was replaced (navigation or reload)").WithCause(err)
+			return nil, nil, fsm.Refuse(fsm.BindingStale, "the ref's document was replaced (navigation or reload)").WithCause(err)
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	pe := errOf()
-	if b.isRef || (pe.Err != "not_found" && pe.Err != "hidden") || (pe.Index != nil && pe.Visible > 0) {
-		return b.w, pe.refusal()
+	pe := &res.pageErr
+	if b.isRef || (pe.Err != fsm.ElementNotFound && pe.Err != fsm.ElementHidden) || (pe.Index != nil && pe.Visible > 0) {
+		return b.w, &res, pe.refusal()
 	}
 	// Nothing visible in the main document: count matches in cross-origin
 	// frames (without touching them), then act in the one that holds the
@@ -245,12 +242,8 @@ func (p *Page) resolveIn(ctx context.Context, b *binding, fn string, arg map[str
 	}
 	var hits []hit
 	for _, w := range p.otherWorlds(ctx, b.w) {
-		var c struct {
-			pageErr
-			Count   int `json:"count"`
-			Visible int `json:"visible"`
-		}
-		if err := p.call(ctx, w, "count", map[string]any{"nonce": w.nonce, "target": b.pt}, false, &c); err != nil || c.Err != "" {
+		c, err := invoke(ctx, p, w, jsCount, targetArgs{Target: b.pt})
+		if err != nil || c.Err != "" {
 			continue
 		}
 		total += c.Count
@@ -261,9 +254,9 @@ func (p *Page) resolveIn(ctx context.Context, b *binding, fn string, arg map[str
 	}
 	if visible == 0 {
 		if total > first.Count {
-			return b.w, fsm.Refusef(fsm.ElementHidden, "%d matches, none visible", total)
+			return b.w, &res, fsm.Refusef(fsm.ElementHidden, "%d matches, none visible", total)
 		}
-		return b.w, first.refusal()
+		return b.w, &res, first.refusal()
 	}
 	var target *world
 	pt := b.pt
@@ -277,18 +270,18 @@ func (p *Page) resolveIn(ctx context.Context, b *binding, fn string, arg map[str
 			i -= h.visible
 		}
 		if target == nil {
-			return b.w, fsm.Refusef(fsm.ElementNotFound, "index %d is out of range: %d visible matches (%d in all)", *b.pt.Index, visible, total)
+			return b.w, &res, fsm.Refusef(fsm.ElementNotFound, "index %d is out of range: %d visible matches (%d in all)", *b.pt.Index, visible, total)
 		}
 	} else {
 		if visible > 1 {
-			return b.w, fsm.Refusef(fsm.ElementAmbiguous, "%d visible matches (%d in all) across frames; narrow the target or pass an index", visible, total)
+			return b.w, &res, fsm.Refusef(fsm.ElementAmbiguous, "%d visible matches (%d in all) across frames; narrow the target or pass an index", visible, total)
 		}
 		target = hits[0].w
 	}
-	*pe = pageErr{}
-	arg["target"], arg["nonce"] = pt, target.nonce
-	if err := p.call(ctx, target, fn, arg, false, out); err != nil {
-		return nil, err
+	arg.Target = pt
+	res, err = invoke(ctx, p, target, jsPrepare, arg)
+	if err != nil {
+		return nil, nil, err
 	}
-	return target, pe.refusal()
+	return target, &res, res.refusal()
 }

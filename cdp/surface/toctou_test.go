@@ -57,7 +57,7 @@ func raceVerbs() []raceVerb {
 			return text(p.Snapshot(ctx, SnapshotOptions{}))
 		}},
 		{name: "snapshot-next", setup: func(t *testing.T, p *Page) any {
-			s := must(p.Snapshot(tctx(t), SnapshotOptions{MaxChars: 1000}))(t)
+			s := must(p.Snapshot(tctx(t), SnapshotOptions{MaxChars: 1000, Full: true}))(t)
 			if s.Cursor == "" {
 				t.Fatal("no cursor: the page is too small")
 			}
@@ -171,11 +171,7 @@ func TestStaleWorldNeverRunsInNextProcess(t *testing.T) {
   has: (o, k) => typeof k === 'string' && k.startsWith('__wc_'),
   get: (o, k) => new Proxy(function () {}, { get: (f, m) => (...a) => { caught.push(String(k) + '.' + String(m) + JSON.stringify(a)); return {url: 'http://127.0.0.1/', title: 'fake', text: 'ALLOWED-PAGE', ok: true}; } }),
  })); return ''; })()`)
-	var r struct {
-		OK  bool   `json:"ok"`
-		URL string `json:"url"`
-	}
-	err := p.call(ctx, w, "identity", map[string]any{"nonce": w.nonce}, false, &r)
+	r, err := invoke(ctx, p, w, jsIdentity, none{})
 	if !errors.Is(err, errWorldGone) {
 		t.Fatalf("a call into the replaced document's world = %v, %+v; want errWorldGone", err, r)
 	}

@@ -10,7 +10,6 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -37,22 +36,20 @@ func (p *Page) Upload(ctx context.Context, t Target, names ...string) (*ActionRe
 		return nil, err
 	}
 	defer release()
-	w, res, err := p.prepare(ctx, t, "upload", nil)
+	w, res, err := p.prepare(ctx, t, prepareArgs{Kind: "upload"})
 	if err != nil {
 		return nil, err
 	}
 	out := &ActionResult{Action: "upload", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
-	params := w.evaluate(p.global + ".pendingElement()") // pinned to the world's document, like every call
-	params.Silent = new(true)
-	ev, err := cdproto.Call(ctx, w.sess, runtime.Evaluate, params)
-	if err != nil || ev.Result == nil || ev.Result.ObjectID == "" {
+	el, err := p.invokeObject(ctx, w, jsPendingElement, none{}) // pinned to the world's document, like every call
+	if err != nil || el == nil || el.ObjectID == "" {
 		if err == nil {
 			err = errors.New("no element")
 		}
 		return nil, p.readErr(ctx, fmt.Errorf("surface: upload: %w", err))
 	}
-	defer p.release(ctx, w.sess, ev.Result.ObjectID)
-	if _, err := cdproto.Call(ctx, w.sess, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: ev.Result.ObjectID}); err != nil {
+	defer p.release(ctx, w.sess, el.ObjectID)
+	if _, err := cdproto.Call(ctx, w.sess, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: el.ObjectID}); err != nil {
 		return out, p.dispatchErr(ctx, err)
 	}
 	for _, f := range files {

@@ -217,19 +217,12 @@ func (p *Page) judgeMainWorld(ctx context.Context, w *world) error {
 	if p.opts.Judge == nil || w.sess != p.sess || w.frame != p.main {
 		return nil
 	}
-	var r struct {
-		OK  bool   `json:"ok"`
-		URL string `json:"url"`
-	}
-	if err := p.call(ctx, w, "identity", map[string]any{"nonce": w.nonce}, false, &r); err != nil {
+	r, err := invoke(ctx, p, w, jsIdentity, none{})
+	if err != nil {
 		if errors.Is(err, errWorldGone) {
 			return err
 		}
 		return fmt.Errorf("%w: %w", errUnjudged, err)
-	}
-	if !r.OK {
-		p.dropWorld(w)
-		return errWorldGone
 	}
 	return p.judge(r.URL)
 }
@@ -237,10 +230,10 @@ func (p *Page) judgeMainWorld(ctx context.Context, w *world) error {
 // errUnjudged wraps the failure to read a document's URL for the Judge.
 var errUnjudged = errors.New("surface: the document's URL could not be read")
 
-// callUntilNav is p.call, interrupted when nav closes (the main frame
+// invokeUntilNav is invoke, interrupted when nav closes (the main frame
 // committed another document): it then fails with errMainNavigated at
 // once, without waiting for the old document's answer.
-func (p *Page) callUntilNav(ctx context.Context, w *world, fn string, arg any, out any, nav <-chan struct{}) error {
+func invokeUntilNav[A, R any](ctx context.Context, p *Page, w *world, fn jsFn[A, R], arg A, nav <-chan struct{}) (R, error) {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := make(chan struct{})
@@ -252,19 +245,19 @@ func (p *Page) callUntilNav(ctx context.Context, w *world, fn string, arg any, o
 		case <-stop:
 		}
 	}()
-	err := p.call(cctx, w, fn, arg, true, out)
+	out, err := invoke(cctx, p, w, fn, arg)
 	select {
 	case <-nav:
-		return errMainNavigated
+		return out, errMainNavigated
 	default:
 	}
-	return err
+	return out, err
 }
 
 // waitInPage runs the condition's in-page wait for at most d, in a judged
 // document, until the main frame navigates (nav closes).
 func (p *Page) waitInPage(ctx context.Context, o WaitOptions, d time.Duration, nav <-chan struct{}) (bool, error) {
-	arg := map[string]any{"cond": o.Condition, "text": o.Text, "timeout": d.Milliseconds()}
+	arg := waitArgs{Cond: o.Condition, Text: o.Text, Timeout: d.Milliseconds()}
 	var w *world
 	if o.Target != nil {
 		b, err := p.bind(ctx, *o.Target)
@@ -272,7 +265,7 @@ func (p *Page) waitInPage(ctx context.Context, o WaitOptions, d time.Duration, n
 			return false, p.readErr(ctx, err)
 		}
 		w = b.w
-		arg["target"] = b.pt
+		arg.Target = &b.pt
 	} else {
 		var err error
 		if w, err = p.mainWorld(ctx); err != nil {
@@ -290,15 +283,10 @@ func (p *Page) waitInPage(ctx context.Context, o WaitOptions, d time.Duration, n
 		}
 		return false, p.readErr(ctx, err) // the Judge's refusal is returned as it is
 	}
-	arg["nonce"] = w.nonce
 	// The page's own timer ends the wait; the call's deadline is a backstop.
 	cctx, cancel := context.WithTimeout(ctx, d+2*time.Second)
 	defer cancel()
-	var r struct {
-		pageErr
-		Found bool `json:"found"`
-	}
-	err := p.callUntilNav(cctx, w, "wait", arg, &r, nav)
+	r, err := invokeUntilNav(cctx, p, w, jsWait, arg, nav)
 	if errors.Is(err, errMainNavigated) {
 		return false, err
 	}
@@ -314,7 +302,7 @@ func (p *Page) waitInPage(ctx context.Context, o WaitOptions, d time.Duration, n
 		}
 		return false, p.readErr(ctx, err)
 	}
-	if r.Err == "stale" && (o.Target == nil || o.Target.Ref == "") {
+	if r.Err == fsm.BindingStale && (o.Target == nil || o.Target.Ref == "") {
 		p.dropWorld(w)
 		return false, errWorldGone
 	}

@@ -1,0 +1,162 @@
+// @ts-check
+// Reach: which frame an input or a capture would land in.
+// A part of the page script: see 99-api.js.
+
+// Frames of other origins are judged in Go; these functions tell Go which
+// frame an input or a capture would reach. A cross-origin <iframe> is
+// named by the key Go tagged it with ('' when untagged: Go refuses what it
+// cannot name).
+
+// Every element that can hold another document: an <object> or <embed>
+// of HTML is a frame as much as an <iframe> is.
+const FRAME_SEL = 'iframe,frame,object,embed,fencedframe';
+
+function contentDocOf(el) {
+  try { return el.contentDocument || null; } catch (e) { return null; }
+}
+
+// contentBox returns the origin of el's content box (where its frame's
+// viewport starts) in el's document viewport, and its scale.
+function contentBox(el) {
+  const r = el.getBoundingClientRect();
+  const cs = el.ownerDocument.defaultView.getComputedStyle(el);
+  const sx = el.offsetWidth > 0 ? r.width / el.offsetWidth : 1;
+  const sy = el.offsetHeight > 0 ? r.height / el.offsetHeight : 1;
+  return { x: r.left + (el.clientLeft + parseFloat(cs.paddingLeft)) * sx, y: r.top + (el.clientTop + parseFloat(cs.paddingTop)) * sy, sx: sx || 1, sy: sy || 1 };
+}
+
+// hitFrame hit-tests point (x, y) of this world's top viewport as input
+// would (pointer-events and overlays included), entering same-origin
+// frames; when the point lands on a cross-origin frame it returns that
+// frame's key and the point in the frame's viewport.
+function hitFrame(a) {
+  let doc = document, x = a.x, y = a.y;
+  for (let i = 0; i < 32; i++) {
+    const hit = deepHit(doc, x, y);
+    if (!isFrame(hit)) return { cross: false };
+    const b = contentBox(hit);
+    const fx = (x - b.x) / b.sx, fy = (y - b.y) / b.sy;
+    const d = contentDocOf(hit);
+    if (!d) return { cross: true, key: W.frameKeys.get(hit) || '', x: fx, y: fy };
+    doc = d; x = fx; y = fy;
+  }
+  return { err: R.invalid, detail: 'frames nested too deep' };
+}
+
+// focusFrame follows the focus (activeElement through shadow roots and
+// same-origin frames) and returns the key of the cross-origin frame that
+// holds it, if one does: key events go to the focused frame.
+function focusFrame(a) {
+  let el = document.activeElement;
+  for (let i = 0; i < 64 && el; i++) {
+    if (el.shadowRoot && el.shadowRoot.activeElement) { el = el.shadowRoot.activeElement; continue; }
+    if (!isFrame(el)) return { cross: false };
+    const d = contentDocOf(el);
+    if (!d) return { cross: true, key: W.frameKeys.get(el) || '' };
+    el = d.activeElement;
+  }
+  return { cross: false };
+}
+
+function composedParent(n) {
+  if (n.parentElement) return n.parentElement;
+  const p = n.parentNode;
+  if (p && p.host) return p.host;
+  const d = n.ownerDocument;
+  // Out of a same-origin frame: on to its <iframe> in the parent document.
+  return n === d.documentElement && d.defaultView && d.defaultView !== window ? d.defaultView.frameElement : null;
+}
+
+// spreadOf returns how far, in CSS pixels of this world's top viewport,
+// filters on el and its ancestors (up to this world's top document) can
+// paint el's pixels outside its box; -1 when nothing bounds it (an SVG
+// filter, a reflection).
+function spreadOf(el) {
+  let spread = 0;
+  for (let n = el, i = 0; n && i < 4096; n = composedParent(n), i++) {
+    const cs = n.ownerDocument.defaultView.getComputedStyle(n);
+    const refl = cs.webkitBoxReflect;
+    if (refl && refl !== 'none') return -1;
+    const f = cs.filter;
+    if (f && f !== 'none') {
+      if (f.includes('url(')) return -1;
+      // blur(r) spreads about 3r, drop-shadow(x y r) |x|+|y|+3r: count
+      // every length three times.
+      for (const m of f.matchAll(/(-?[\d.]+)px/g)) spread += 3 * Math.abs(parseFloat(m[1]));
+    }
+  }
+  return spread;
+}
+
+// transformed reports whether el or an ancestor scales, rotates, skews
+// or puts it in perspective (a translation alone does not count): offsets
+// into such a frame are then not exact.
+function transformed(el) {
+  for (let n = el, i = 0; n && i < 4096; n = composedParent(n), i++) {
+    const cs = n.ownerDocument.defaultView.getComputedStyle(n);
+    if (cs.rotate !== 'none' || cs.scale !== 'none' || cs.perspective !== 'none' || (cs.zoom && cs.zoom !== '1')) return true;
+    if (cs.transform !== 'none') {
+      let m;
+      try { m = new DOMMatrixReadOnly(cs.transform); } catch (e) { return true; }
+      if (m.m11 !== 1 || m.m12 !== 0 || m.m13 !== 0 || m.m14 !== 0 || m.m21 !== 0 || m.m22 !== 1 || m.m23 !== 0 ||
+        m.m24 !== 0 || m.m31 !== 0 || m.m32 !== 0 || m.m33 !== 1 || m.m34 !== 0 || m.m44 !== 1) return true;
+    }
+  }
+  return false;
+}
+
+// frameLayout lists the cross-origin frames this document shows: found
+// through open shadow roots and same-origin frames, plus every frame Go
+// tagged (which reaches into closed shadow roots). Each has its key, its
+// <iframe>'s bounding box and content-box origin and scale in this
+// world's top viewport, and the spread of filters on it. A frame inside a
+// transformed same-origin frame gets that frame's whole box. When there
+// are frames, elements with a backdrop-filter are listed too: they can
+// smear what is behind them across their own box. Zero-size frames paint
+// nothing and are left out.
+function frameLayout(a) {
+  const els = new Set(deepQuery(FRAME_SEL));
+  for (const r of W.frameEls.values()) { const el = r.deref(); if (el && el.isConnected) els.add(el); }
+  const frames = [];
+  for (const el of els) {
+    if (contentDocOf(el)) continue; // same-origin: its frames are listed themselves
+    const r = el.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) continue;
+    const off = frameOffset(el);
+    const b = contentBox(el);
+    const f = { key: W.frameKeys.get(el) || '', x: r.left + off.x, y: r.top + off.y, w: r.width, h: r.height,
+      cx: b.x + off.x, cy: b.y + off.y, sx: b.sx, sy: b.sy, spread: spreadOf(el), tf: transformed(el) };
+    // Through a transformed same-origin frame the offsets are not exact:
+    // take the outermost such frame's box.
+    for (let win = el.ownerDocument.defaultView; win && win !== window && win.frameElement; win = win.frameElement.ownerDocument.defaultView) {
+      const fe = win.frameElement;
+      if (!transformed(fe)) continue;
+      const fr = fe.getBoundingClientRect(), fo = frameOffset(fe);
+      Object.assign(f, { x: fr.left + fo.x, y: fr.top + fo.y, w: fr.width, h: fr.height, cx: fr.left + fo.x, cy: fr.top + fo.y, inexact: true });
+    }
+    frames.push(f);
+  }
+  const backdrops = [];
+  if (frames.length) {
+    for (const el of allElements()) {
+      const cs = el.ownerDocument.defaultView.getComputedStyle(el);
+      if (!cs.backdropFilter || cs.backdropFilter === 'none') continue;
+      const r = el.getBoundingClientRect(), off = frameOffset(el);
+      if (r.width > 0 && r.height > 0) backdrops.push({ x: r.left + off.x, y: r.top + off.y, w: r.width, h: r.height });
+    }
+  }
+  const vv = window.visualViewport;
+  return {
+    frames, backdrops, vw: innerWidth, vh: innerHeight, scrollX, scrollY,
+    vvx: vv ? vv.offsetLeft : 0, vvy: vv ? vv.offsetTop : 0, vvs: vv ? vv.scale : 1,
+  };
+}
+
+// afterFrame resolves after the next animation frame, or after 100 ms
+// when the page renders no frames (a hidden tab).
+function afterFrame(a) {
+  return new Promise(resolveP => {
+    const t = setTimeout(() => resolveP({ frame: false }), 100);
+    requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); resolveP({ frame: true }); }));
+  });
+}
