@@ -221,15 +221,23 @@ type Request struct {
 
 	digest     [32]byte
 	scope      Scope
-	m          *fsm.Machine[RequestState, RequestTrigger, RequestFacts]
+	owner      *fsm.Owner[RequestState, RequestTrigger, RequestFacts]
 	facts      RequestFacts
-	code       string // the one-time code shown through the desktop, once issued
-	codeShown  int    // how many times it was shown
+	usedAt     time.Time // when the use that may mint the grant came
+	minted     *Grant    // what mint_grant minted
+	code       string    // the one-time code shown through the desktop, once issued
+	codeShown  int       // how many times it was shown
 	wrongCodes int
 }
 
 // State returns the request's lifetime state.
-func (r *Request) State() RequestState { return r.m.State() }
+func (r *Request) State() RequestState { return r.owner.State() }
+
+// mintGrant is mint_grant: the one grant a consumed request makes.
+func (r *Request) mintGrant(context.Context, fsm.Step[RequestState, RequestTrigger]) (RequestTrigger, error) {
+	r.minted = newGrant(r.scope, r.usedAt)
+	return "", nil
+}
 
 // RequestInfo is a copy of what a waiting request holds for the approval
 // providers: never its code.
@@ -281,7 +289,9 @@ func (b *Broker) NewRequest(scope Scope, summary string, requester ...Process) (
 		return nil, fsm.Refusef(fsm.LimitExceeded, "at most %d approval requests may wait at once", maxPendingRequests)
 	}
 	r := &Request{ID: randomID(), Summary: summary, Expires: b.now().Add(RequestTTL), Requester: slices.Clone(requester), digest: scope.Digest(), scope: scope}
-	r.m = RequestSpec.Build(func() RequestFacts { return r.facts })
+	r.owner = fsm.NewOwner(RequestSpec, func() RequestFacts { return r.facts }, fsm.Effects[RequestState, RequestTrigger]{
+		EffectMintGrant: r.mintGrant,
+	})
 	b.requests[r.ID] = r
 	return r, nil
 }
@@ -296,7 +306,7 @@ func errNoPending() error {
 func (b *Broker) pendingLocked(id string) (*Request, error) {
 	b.expireLocked()
 	r, ok := b.requests[id]
-	if !ok || r.m.State() != RequestPending {
+	if !ok || r.owner.State() != RequestPending {
 		return nil, errNoPending()
 	}
 	return r, nil
@@ -374,10 +384,10 @@ func (b *Broker) Answer(id string, approve bool, code string) error {
 		}
 		if subtle.ConstantTimeCompare([]byte(code), []byte(r.code)) != 1 {
 			r.wrongCodes++
-			if _, err := r.m.Fire(context.Background(), RequestWrongCode); err != nil {
+			if _, err := r.owner.Fire(context.Background(), RequestWrongCode); err != nil {
 				return fsm.Refuse(fsm.ApprovalInvalid, "the approval request is no longer pending").WithCause(err)
 			}
-			if r.m.State() == RequestDenied {
+			if r.owner.State() == RequestDenied {
 				delete(b.requests, id)
 				return fsm.Refusef(fsm.ApprovalInvalid, "the one-time code did not match %d times; the request is denied and a new attach needs a new approval", MaxCodeAttempts)
 			}
@@ -388,13 +398,13 @@ func (b *Broker) Answer(id string, approve bool, code string) error {
 	if approve {
 		t = RequestApprove
 	}
-	if _, err := r.m.Fire(context.Background(), t); err != nil {
+	if _, err := r.owner.Fire(context.Background(), t); err != nil {
 		return fsm.Refuse(fsm.ApprovalInvalid, "the approval request is no longer pending").WithCause(err)
 	}
-	if r.m.State() != RequestApproved {
+	if r.owner.State() != RequestApproved {
 		delete(b.requests, id) // denied or expired: nothing can use it
 	}
-	if r.m.State() == RequestExpired {
+	if r.owner.State() == RequestExpired {
 		return fsm.Refuse(fsm.ApprovalInvalid, "the approval request expired")
 	}
 	return nil
@@ -416,21 +426,23 @@ func (b *Broker) Use(id string, scope Scope) (*Grant, error) {
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "no such approval request (unknown, used or expired)")
 	}
 	d := scope.Digest()
-	r.facts = RequestFacts{Matches: subtle.ConstantTimeCompare(d[:], r.digest[:]) == 1, Unexpired: b.now().Before(r.Expires)}
-	if _, err := r.m.Fire(context.Background(), RequestUse); err != nil {
+	now := b.now()
+	r.facts = RequestFacts{Matches: subtle.ConstantTimeCompare(d[:], r.digest[:]) == 1, Unexpired: now.Before(r.Expires)}
+	r.usedAt = now
+	if _, err := r.owner.Fire(context.Background(), RequestUse); err != nil {
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request cannot be used").WithCause(err)
 	}
 	switch {
 	case !r.facts.Matches:
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request was made for another attach (another session, browser, allowlist, evaluate switch or scopes); it is left for that attach")
-	case r.m.State() == RequestPending:
+	case r.owner.State() == RequestPending:
 		return nil, fsm.Refuse(fsm.ConsentRequired, "the approval request is still waiting for a person")
-	case r.m.State() != RequestConsumed:
+	case r.owner.State() != RequestConsumed:
 		delete(b.requests, id)
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request expired")
 	}
 	delete(b.requests, id)
-	g := newGrant(scope, b.now())
+	g := r.minted
 	if old := b.grants[scope.BrowserID]; old != nil {
 		old.Revoke()
 	}
@@ -492,7 +504,7 @@ func (b *Broker) Discard() {
 	b.requests = map[string]*Request{}
 	b.mu.Unlock()
 	for _, g := range grants {
-		g.fire(GrantDiscard)
+		g.end(GrantDiscard)
 	}
 }
 
@@ -500,8 +512,11 @@ func (b *Broker) expireLocked() {
 	now := b.now()
 	for id, r := range b.requests {
 		if !now.Before(r.Expires) {
-			r.m.Fire(context.Background(), RequestExpire)
 			delete(b.requests, id)
+			// A request in the book is pending or approved, and both expire.
+			if _, err := r.owner.Fire(context.Background(), RequestExpire); err != nil {
+				panic(fmt.Sprintf("consent: approval request: %v", err))
+			}
 		}
 	}
 }
@@ -540,7 +555,7 @@ func (b *Broker) Match(scope Scope) (id string, state RequestState, ok bool) {
 	b.expireLocked()
 	for id, r := range b.requests {
 		if subtle.ConstantTimeCompare(d[:], r.digest[:]) == 1 {
-			return id, r.m.State(), true
+			return id, r.owner.State(), true
 		}
 	}
 	return "", "", false

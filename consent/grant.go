@@ -2,6 +2,7 @@ package consent
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -94,51 +95,69 @@ type Grant struct {
 	scope    Scope
 	absolute time.Time
 
-	mu       sync.Mutex // mu guards the fields that follow
+	mu       sync.Mutex // mu guards the fields that follow and serializes firing
 	lastUsed time.Time
 	facts    GrantFacts
-	m        *fsm.Machine[GrantState, GrantTrigger, GrantFacts]
+	owner    *fsm.Owner[GrantState, GrantTrigger, GrantFacts]
+	revoked  bool // revoke_grant ran
 }
 
 func newGrant(scope Scope, now time.Time) *Grant {
 	g := &Grant{scope: scope, absolute: now.Add(AbsoluteExpiry), lastUsed: now}
-	g.m = GrantSpec.Build(func() GrantFacts { return g.facts })
+	g.owner = fsm.NewOwner(GrantSpec, func() GrantFacts { return g.facts }, fsm.Effects[GrantState, GrantTrigger]{
+		EffectRevokeGrant: g.revoke,
+	})
 	return g
 }
 
-// Use checks the grant at now and touches its idle timer.
+// revoke is revoke_grant: nothing re-arms a revoked grant.
+func (g *Grant) revoke(context.Context, fsm.Step[GrantState, GrantTrigger]) (GrantTrigger, error) {
+	g.revoked = true
+	return "", nil
+}
+
+// Use checks the grant at now and touches its idle timer. It is usable
+// strictly before its idle and its absolute expiry, never at either.
 func (g *Grant) Use(now time.Time) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.facts = GrantFacts{IdleLeft: now.Sub(g.lastUsed) < IdleExpiry, AbsoluteLeft: now.Before(g.absolute)}
-	if _, err := g.m.Fire(context.Background(), GrantUse); err != nil {
-		return g.refusalLocked()
+	g.facts = GrantFacts{IdleLeft: now.Before(g.lastUsed.Add(IdleExpiry)), AbsoluteLeft: now.Before(g.absolute)}
+	if _, err := g.owner.Fire(context.Background(), GrantUse); err != nil {
+		return g.refusalLocked().WithCause(err) // ended already
 	}
-	if g.m.State() != GrantLive {
-		return g.refusalLocked()
+	if g.owner.State() != GrantLive {
+		return g.refusalLocked() // this use found it expired
 	}
 	g.lastUsed = now
 	return nil
 }
 
-func (g *Grant) refusalLocked() error {
-	if g.m.State() == GrantRevokedState {
+func (g *Grant) refusalLocked() *fsm.Refusal {
+	if g.owner.State() == GrantRevokedState {
 		return fsm.Refuse(fsm.ConsentRevoked, "the grant for this browser was revoked")
 	}
-	return fsm.Refusef(fsm.ConsentRequired, "the grant for this browser is %s; a new approval is needed", g.m.State())
+	return fsm.Refusef(fsm.ConsentRequired, "the grant for this browser is %s; a new approval is needed", g.owner.State())
 }
 
-// Revoke ends the grant for good.
-func (g *Grant) Revoke() { g.fire(GrantRevoke) }
+// Revoke ends the grant for good. A grant that ended already (expired,
+// revoked, discarded) stays as it ended.
+func (g *Grant) Revoke() { g.end(GrantRevoke) }
 
-func (g *Grant) fire(t GrantTrigger) {
+// end fires an ending trigger unless the grant has ended already: every
+// ending is accepted from the one live state.
+func (g *Grant) end(t GrantTrigger) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.m.Fire(context.Background(), t)
+	if g.owner.State() != GrantLive {
+		return
+	}
+	if _, err := g.owner.Fire(context.Background(), t); err != nil {
+		panic(fmt.Sprintf("consent: grant: %v", err)) // the live state takes every ending
+	}
 }
 
 // State returns the grant's lifetime state.
-func (g *Grant) State() GrantState { return g.m.State() }
+func (g *Grant) State() GrantState { return g.owner.State() }
 
 // Expiry returns when the grant ends if used no more: the earlier of the
 // idle and the absolute expiry.

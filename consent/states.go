@@ -26,6 +26,7 @@ const (
 	EndpointReproved         State = "endpoint_reproved"          // the live socket's owner is the approved process.
 	CapabilitiesInvalidated  State = "capabilities_invalidated"   // every older page handle and ref is refused.
 	ReadyForRebind           State = "ready_for_rebind"           // the attachment is live on a new generation.
+	Cancelled                State = "cancelled"                  // the session the attempt was for ended.
 )
 
 // Trigger is an event fed into the consent machine by the Runner, a
@@ -48,6 +49,7 @@ const (
 	Reprove           Trigger = "reprove"            // re-prove the endpoint owner on the live socket
 	Invalidate        Trigger = "invalidate"         // invalidate every older capability
 	Rebind            Trigger = "rebind"             // hand the socket to the attachment
+	SessionEnded      Trigger = "session_ended"      // the session the attempt is for ended (its caller went away)
 )
 
 // Effects the owner runs after consent transitions.
@@ -59,4 +61,6 @@ const (
 	EffectRevokeGrant   = "revoke_grant"
 	EffectClosePending  = "close_pending_socket"
 	EffectInvalidate    = "invalidate_capabilities"
+	EffectReprove       = "reprove_endpoint"
+	EffectHandOver      = "hand_over_socket"
 )

@@ -64,7 +64,10 @@ type GateKey struct {
 	Target  string // target within it
 }
 
-// Gates holds the mutation gates of every browser. Safe for concurrent use.
+// Gates holds the mutation gates of every browser. Each gate is an owner of
+// its machine (no effects: the machine only decides who may hold it), and
+// every trigger fired here is one the gate's state takes. Safe for
+// concurrent use.
 type Gates struct {
 	mu      sync.Mutex // mu guards the fields that follow
 	gates   map[GateKey]*gate
@@ -74,7 +77,7 @@ type Gates struct {
 }
 
 type gate struct {
-	m *fsm.Machine[GateState, GateTrigger, struct{}]
+	owner *fsm.Owner[GateState, GateTrigger, struct{}]
 }
 
 // NewGates returns an empty set of gates.
@@ -82,12 +85,21 @@ func NewGates() *Gates {
 	return &Gates{gates: map[GateKey]*gate{}, closed: map[string]bool{}, gen: map[string]uint64{}, changed: make(chan struct{})}
 }
 
+// fire fires t at gt. The callers fire only what the gate's state takes
+// (they hold g.mu and checked it), so a refusal means the gate's
+// bookkeeping is broken: it panics rather than let two holders in.
+func (gt *gate) fire(t GateTrigger) {
+	if _, err := gt.owner.Fire(context.Background(), t); err != nil {
+		panic(fmt.Sprintf("lease: mutation gate in %s: %v", gt.owner.State(), err))
+	}
+}
+
 func (g *Gates) gateLocked(k GateKey) *gate {
 	gt := g.gates[k]
 	if gt == nil {
-		gt = &gate{m: GateSpec.Build(nil)}
+		gt = &gate{owner: fsm.NewOwner(GateSpec, nil, fsm.Effects[GateState, GateTrigger]{})}
 		if g.closed[k.Browser] {
-			gt.m.Fire(context.Background(), GateClose)
+			gt.fire(GateClose)
 		}
 		g.gates[k] = gt
 	}
@@ -104,6 +116,7 @@ func (g *Gates) broadcastLocked() {
 type Ticket struct {
 	g    *Gates
 	key  GateKey
+	gt   *gate // the gate it holds; gone when its browser was forgotten
 	gen  uint64
 	once sync.Once
 }
@@ -114,13 +127,14 @@ func (g *Gates) Acquire(ctx context.Context, k GateKey) (*Ticket, error) {
 	for {
 		g.mu.Lock()
 		gt := g.gateLocked(k)
-		if _, err := gt.m.Fire(ctx, GateAcquire); err == nil {
-			t := &Ticket{g: g, key: k, gen: g.gen[k.Browser]}
+		if gt.owner.Permitted(GateAcquire) {
+			gt.fire(GateAcquire)
+			t := &Ticket{g: g, key: k, gt: gt, gen: g.gen[k.Browser]}
 			g.mu.Unlock()
 			return t, nil
 		}
 		wait := g.changed
-		state := gt.m.State()
+		state := gt.owner.State()
 		g.mu.Unlock()
 		select {
 		case <-wait:
@@ -138,7 +152,7 @@ func (g *Gates) Acquire(ctx context.Context, k GateKey) (*Ticket, error) {
 func (t *Ticket) Check() error {
 	t.g.mu.Lock()
 	defer t.g.mu.Unlock()
-	if t.g.closed[t.key.Browser] || t.g.gen[t.key.Browser] != t.gen {
+	if t.g.closed[t.key.Browser] || t.g.gen[t.key.Browser] != t.gen || t.g.gates[t.key] != t.gt {
 		return fsm.Refuse(fsm.BindingStale, "the browser began reconnecting; the action was not dispatched")
 	}
 	return nil
@@ -149,24 +163,28 @@ func (t *Ticket) Release() {
 	t.once.Do(func() {
 		t.g.mu.Lock()
 		defer t.g.mu.Unlock()
-		gt := t.g.gateLocked(t.key)
-		gt.m.Fire(context.Background(), GateRelease)
-		if gt.m.State() == GateClosed && !t.g.closed[t.key.Browser] {
+		gt := t.gt
+		if t.g.gates[t.key] != gt {
+			return // the browser was forgotten: its gates are gone
+		}
+		gt.fire(GateRelease) // held or draining: the ticket holds it
+		if gt.owner.State() == GateClosed && !t.g.closed[t.key.Browser] {
 			// The reconnect finished while this holder drained.
-			gt.m.Fire(context.Background(), GateReopen)
+			gt.fire(GateReopen)
 		}
 		t.g.broadcastLocked()
 	})
 }
 
-// CloseBrowser closes every gate of browser for a reconnect.
+// CloseBrowser closes every gate of browser for a reconnect. A gate closed
+// or draining already stays so.
 func (g *Gates) CloseBrowser(browser string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.closed[browser] = true
 	for k, gt := range g.gates {
-		if k.Browser == browser {
-			gt.m.Fire(context.Background(), GateClose)
+		if k.Browser == browser && gt.owner.Permitted(GateClose) {
+			gt.fire(GateClose)
 		}
 	}
 }
@@ -179,8 +197,8 @@ func (g *Gates) ReopenBrowser(browser string) {
 	delete(g.closed, browser)
 	g.gen[browser]++
 	for k, gt := range g.gates {
-		if k.Browser == browser && gt.m.State() == GateClosed {
-			gt.m.Fire(context.Background(), GateReopen)
+		if k.Browser == browser && gt.owner.State() == GateClosed {
+			gt.fire(GateReopen)
 		}
 	}
 	g.broadcastLocked()
@@ -190,7 +208,7 @@ func (g *Gates) ReopenBrowser(browser string) {
 func (g *Gates) State(k GateKey) GateState {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.gateLocked(k).m.State()
+	return g.gateLocked(k).owner.State()
 }
 
 // Forget drops the gates of a browser that is gone.

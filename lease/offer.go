@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"sync"
 	"time"
 
@@ -31,6 +32,10 @@ const (
 	OfferRevoke  OfferTrigger = "revoke"
 )
 
+// EffectAttachDebugger hands the offered tab to the consumer, which attaches
+// the debugger to exactly that tab.
+const EffectAttachDebugger fsm.Effect = "attach_debugger"
+
 // OfferFacts are read by the offer's guards.
 type OfferFacts struct{ Unexpired bool }
 
@@ -51,12 +56,12 @@ var OfferSpec = (&fsm.Spec[OfferState, OfferTrigger, OfferFacts]{
 	},
 	Triggers: []OfferTrigger{OfferConsume, OfferExpire, OfferRevoke},
 	Edges: []fsm.Edge[OfferState, OfferTrigger, OfferFacts]{
-		{From: OfferOffered, On: OfferConsume, To: OfferConsumed, Guard: offerUnexpired, Effect: "attach_debugger"},
+		{From: OfferOffered, On: OfferConsume, To: OfferConsumed, Guard: offerUnexpired, Effect: EffectAttachDebugger},
 		{From: OfferOffered, On: OfferConsume, To: OfferExpired, Guard: fsm.Not(offerUnexpired)},
 		{From: OfferOffered, On: OfferExpire, To: OfferExpired},
 		{From: OfferOffered, On: OfferRevoke, To: OfferRevoked},
 	},
-	Effects:      []fsm.Effect{"attach_debugger"},
+	Effects:      []fsm.Effect{EffectAttachDebugger},
 	Stable:       []OfferState{OfferOffered},
 	Terminal:     []OfferState{OfferConsumed, OfferExpired, OfferRevoked},
 	MaxTransient: 1,
@@ -83,7 +88,8 @@ type offer struct {
 	tab     int
 	expires time.Time
 	facts   OfferFacts
-	m       *fsm.Machine[OfferState, OfferTrigger, OfferFacts]
+	owner   *fsm.Owner[OfferState, OfferTrigger, OfferFacts]
+	handed  bool // attach_debugger ran: the tab is the consumer's
 }
 
 // NewOffers returns an empty book.
@@ -94,6 +100,29 @@ func (o *Offers) now() time.Time {
 		return o.Now()
 	}
 	return time.Now()
+}
+
+func newOffer(tab int, expires time.Time) *offer {
+	of := &offer{tab: tab, expires: expires}
+	of.owner = fsm.NewOwner(OfferSpec, func() OfferFacts { return of.facts }, fsm.Effects[OfferState, OfferTrigger]{
+		EffectAttachDebugger: of.handOver,
+	})
+	return of
+}
+
+// handOver is attach_debugger: the tab goes to the consumer.
+func (of *offer) handOver(context.Context, fsm.Step[OfferState, OfferTrigger]) (OfferTrigger, error) {
+	of.handed = true
+	return "", nil
+}
+
+// end fires an ending trigger at an offer in the book. Every offer in the
+// book is offered (each ending removes it under o.mu), so a refusal means
+// the book is broken.
+func (of *offer) end(t OfferTrigger) {
+	if _, err := of.owner.Fire(context.Background(), t); err != nil {
+		panic(fmt.Sprintf("lease: offer in %s: %v", of.owner.State(), err))
+	}
 }
 
 // Offer records a shared tab and returns the offer's id. A 17th live offer
@@ -108,13 +137,12 @@ func (o *Offers) Offer(tab int) (string, error) {
 	var b [12]byte
 	rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
-	of := &offer{tab: tab, expires: o.now().Add(OfferTTL)}
-	of.m = OfferSpec.Build(func() OfferFacts { return of.facts })
-	o.offers[id] = of
+	o.offers[id] = newOffer(tab, o.now().Add(OfferTTL))
 	return id, nil
 }
 
-// Consume takes the offer id once and returns its tab.
+// Consume takes the offer id once and returns its tab. An offer is
+// consumable until just before its expiry, never at it.
 func (o *Offers) Consume(id string) (int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -124,8 +152,10 @@ func (o *Offers) Consume(id string) (int, error) {
 		return 0, fsm.Refuse(fsm.NotFound, "no such live offer")
 	}
 	of.facts = OfferFacts{Unexpired: o.now().Before(of.expires)}
-	of.m.Fire(context.Background(), OfferConsume)
-	if of.m.State() != OfferConsumed {
+	if _, err := of.owner.Fire(context.Background(), OfferConsume); err != nil {
+		return 0, err
+	}
+	if !of.handed {
 		return 0, fsm.Refuse(fsm.NotFound, "no such live offer")
 	}
 	return of.tab, nil
@@ -136,8 +166,8 @@ func (o *Offers) Revoke(id string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if of := o.offers[id]; of != nil {
-		of.m.Fire(context.Background(), OfferRevoke)
 		delete(o.offers, id)
+		of.end(OfferRevoke)
 	}
 }
 
@@ -162,8 +192,8 @@ func (o *Offers) expireLocked() []string {
 	var gone []string
 	for id, of := range o.offers {
 		if !now.Before(of.expires) {
-			of.m.Fire(context.Background(), OfferExpire)
 			delete(o.offers, id)
+			of.end(OfferExpire)
 			gone = append(gone, id)
 		}
 	}

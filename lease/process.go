@@ -36,6 +36,12 @@ const (
 	ProcessRelease ProcessTrigger = "release"
 )
 
+// Process lease effects.
+const (
+	EffectRemoveStaleLock fsm.Effect = "remove_stale_lock"
+	EffectReleaseFlock    fsm.Effect = "release_flock"
+)
+
 // LockState classifies a profile's SingletonLock, as the platform read it.
 type LockState int
 
@@ -79,12 +85,12 @@ var ProcessSpec = (&fsm.Spec[ProcessState, ProcessTrigger, ProcessFacts]{
 	Triggers: []ProcessTrigger{ProcessAcquire, ProcessTaken, ProcessRelease},
 	Edges: []fsm.Edge[ProcessState, ProcessTrigger, ProcessFacts]{
 		{From: ProcessFree, On: ProcessAcquire, To: ProcessHeld, Guard: lockAbsent},
-		{From: ProcessFree, On: ProcessAcquire, To: ProcessTakingOver, Guard: lockStale, Effect: "remove_stale_lock"},
+		{From: ProcessFree, On: ProcessAcquire, To: ProcessTakingOver, Guard: lockStale, Effect: EffectRemoveStaleLock},
 		{From: ProcessFree, On: ProcessAcquire, To: ProcessRefused, Guard: lockRefused},
 		{From: ProcessTakingOver, On: ProcessTaken, To: ProcessHeld},
-		{From: ProcessHeld, On: ProcessRelease, To: ProcessReleased, Effect: "release_flock"},
+		{From: ProcessHeld, On: ProcessRelease, To: ProcessReleased, Effect: EffectReleaseFlock},
 	},
-	Effects:      []fsm.Effect{"remove_stale_lock", "release_flock"},
+	Effects:      []fsm.Effect{EffectRemoveStaleLock, EffectReleaseFlock},
 	Stable:       []ProcessState{ProcessFree, ProcessHeld},
 	Terminal:     []ProcessState{ProcessReleased, ProcessRefused},
 	MaxTransient: 1,
@@ -97,11 +103,13 @@ var ProcessSpec = (&fsm.Spec[ProcessState, ProcessTrigger, ProcessFacts]{
 // available.
 var ErrFlockUnsupported = errors.New("lease: file locks are not supported on this platform")
 
-// ProcessLease is a held process lease. Release is safe to call twice.
+// ProcessLease is a held process lease: the owner of its machine, which
+// runs only the effects the machine returns. Release is safe to call twice.
 type ProcessLease struct {
-	mu   sync.Mutex
-	file *os.File
-	m    *fsm.Machine[ProcessState, ProcessTrigger, ProcessFacts]
+	mu          sync.Mutex // mu serializes Release
+	file        *os.File
+	removeStale func() error
+	owner       *fsm.Owner[ProcessState, ProcessTrigger, ProcessFacts]
 }
 
 // AcquireProcess takes the flock at lockPath and judges the profile's
@@ -118,14 +126,18 @@ func AcquireProcess(lockPath string, lock LockState, removeStale func() error) (
 		return nil, err
 	}
 	facts := ProcessFacts{Lock: lock, FlockFree: free}
-	l := &ProcessLease{file: f}
-	l.m = ProcessSpec.Build(func() ProcessFacts { return facts })
-	step, err := l.m.Fire(context.Background(), ProcessAcquire)
-	if err != nil {
+	l := &ProcessLease{file: f, removeStale: removeStale}
+	l.owner = fsm.NewOwner(ProcessSpec, func() ProcessFacts { return facts }, fsm.Effects[ProcessState, ProcessTrigger]{
+		EffectRemoveStaleLock: l.removeStaleLock,
+		EffectReleaseFlock:    l.releaseFlock,
+	})
+	if _, err := l.owner.Fire(context.Background(), ProcessAcquire); err != nil {
 		f.Close()
 		return nil, err
 	}
-	switch l.m.State() {
+	switch l.owner.State() {
+	case ProcessHeld:
+		return l, nil
 	case ProcessRefused:
 		f.Close() // closing drops our flock if we got it
 		switch {
@@ -136,33 +148,40 @@ func AcquireProcess(lockPath string, lock LockState, removeStale func() error) (
 		default:
 			return nil, fsm.Refuse(fsm.LeaseHeld, "the profile is in use by a running browser")
 		}
-	case ProcessTakingOver:
-		if step.Effect == "remove_stale_lock" && removeStale != nil {
-			if err := removeStale(); err != nil {
-				f.Close()
-				return nil, fmt.Errorf("lease: remove stale lock: %w", err)
-			}
-		}
-		if _, err := l.m.Fire(context.Background(), ProcessTaken); err != nil {
-			f.Close()
-			return nil, err
+	}
+	f.Close()
+	return nil, fmt.Errorf("lease: the process lease stopped in %s", l.owner.State())
+}
+
+// removeStaleLock is remove_stale_lock: clear the lock verified stale, then
+// the lease is taken over.
+func (l *ProcessLease) removeStaleLock(context.Context, fsm.Step[ProcessState, ProcessTrigger]) (ProcessTrigger, error) {
+	if l.removeStale != nil {
+		if err := l.removeStale(); err != nil {
+			return "", fmt.Errorf("lease: remove stale lock: %w", err)
 		}
 	}
-	return l, nil
+	return ProcessTaken, nil
+}
+
+// releaseFlock is release_flock: closing the lock file drops the flock.
+func (l *ProcessLease) releaseFlock(context.Context, fsm.Step[ProcessState, ProcessTrigger]) (ProcessTrigger, error) {
+	err := l.file.Close()
+	l.file = nil
+	return "", err
 }
 
 // State returns the lease's state.
-func (l *ProcessLease) State() ProcessState { return l.m.State() }
+func (l *ProcessLease) State() ProcessState { return l.owner.State() }
 
-// Release drops the lease; the profile's data is kept.
+// Release drops the lease; the profile's data is kept. A released lease
+// stays released.
 func (l *ProcessLease) Release() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.file == nil {
+	if l.owner.State() == ProcessReleased {
 		return nil
 	}
-	l.m.Fire(context.Background(), ProcessRelease)
-	err := l.file.Close()
-	l.file = nil
+	_, err := l.owner.Fire(context.Background(), ProcessRelease)
 	return err
 }

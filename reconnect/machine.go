@@ -14,15 +14,45 @@ import (
 // the browser's prompt (Chrome answers 403).
 var ErrDismissed = errors.New("reconnect: consent prompt dismissed")
 
-// Hooks are the effects the Coordinator runs; the Runner provides them.
-// Each is called from the flight's leader only.
+// Hooks are the Runner's side of the effects. Each is called by the flight's
+// leader only, from inside the effect the machine returned.
 type Hooks struct {
-	CloseGates  func()
-	Revalidate  func(ctx context.Context) (sameProcess bool, err error)
-	Dial        func(ctx context.Context, attempt int) error
+	CloseGates func()
+	// Revalidate re-proves process, profile, endpoint owner and grant
+	// before anything is dialed.
+	Revalidate func(ctx context.Context) (sameProcess bool, err error)
+	// Dial opens one browser-level socket for attempt (1-based), reporting
+	// the browser's prompt through prompt while the handshake is held.
+	Dial        func(ctx context.Context, attempt int, prompt Prompt) (Dialed, error)
 	Invalidate  func(gen Generation)
 	ReopenGates func()
 	RevokeGrant func()
+}
+
+// Dialed is a socket whose handshake completed, not yet the browser's
+// connection.
+type Dialed struct {
+	// OwnerReproved reports that the endpoint's listener, read again after
+	// the handshake, is still the approved process (PID and start time): a
+	// PID or port reused since the loss is refused.
+	OwnerReproved bool
+	Adopt         func() // makes it the browser's connection
+	Close         func() // closes it unused
+}
+
+// Prompt is the reconnect machine's side of the browser's consent prompt
+// during one attempt: a Dial hook reports what its ConsentUI adapter sees
+// through it, and presses only through it.
+type Prompt interface {
+	// Watching reports whether the attempt still waits for its first look
+	// at the prompt: after one observation nothing is observed or pressed
+	// again in this attempt.
+	Watching() bool
+	// Observed records the look. With exactly one proven candidate the
+	// machine takes the attempt's one press and runs press as its effect,
+	// returning press's error; otherwise it refuses with
+	// browser_wrong_target_refused and the hook must end the attempt.
+	Observed(ctx context.Context, exact bool, press func(context.Context) error) error
 }
 
 // Result is what a reconnect reports.
@@ -35,27 +65,37 @@ type Result struct {
 // DefaultDeadline bounds one whole reconnect transition.
 const DefaultDeadline = 30 * time.Second
 
-// retryDelay is the pause between failed attempts; it is bounded by the
-// transition's deadline.
+// retryDelay is the pause after a failed attempt (indexed by the attempts
+// made); it is bounded by the transition's deadline.
 var retryDelay = []time.Duration{0, 100 * time.Millisecond, 300 * time.Millisecond}
 
-// Coordinator runs reconnects for one browser: one leader at a time,
-// concurrent requests join the running flight. Safe for concurrent use.
+// Coordinator owns the reconnect machine of one browser: one leader at a
+// time, concurrent requests join the running flight. Safe for concurrent use.
 type Coordinator struct {
 	Hooks    Hooks
 	Gens     *Generations
 	Deadline time.Duration // zero means DefaultDeadline
 
+	owner *fsm.Owner[State, Trigger, Facts]
+
+	fmu   sync.Mutex // fmu guards facts, which guards read inside Fire
+	facts Facts
+
 	mu     sync.Mutex // mu guards the fields that follow
-	m      *fsm.Machine[State, Trigger, Facts]
-	facts  Facts
 	flight *flight
 	closed bool
-	cancel context.CancelFunc
+
+	wg sync.WaitGroup // the flight goroutine
+
+	// Set and read only by the running flight's effects.
+	dialed Dialed
+	press  func(context.Context) error
+	cause  error // why the flight ended where it did
 }
 
 type flight struct {
 	done   chan struct{}
+	cancel context.CancelFunc
 	res    Result
 	err    error
 	joined int
@@ -64,23 +104,49 @@ type flight struct {
 // NewCoordinator returns a coordinator in the ready state.
 func NewCoordinator(h Hooks, gens *Generations) *Coordinator {
 	c := &Coordinator{Hooks: h, Gens: gens}
-	c.m = Spec.Build(func() Facts { return c.facts })
+	c.owner = fsm.NewOwner(Spec, c.readFacts, fsm.Effects[State, Trigger]{
+		EffectLead:        c.lead,
+		EffectCloseGates:  c.closeGates,
+		EffectDial:        c.dial,
+		EffectPress:       c.pressOnce,
+		EffectRetry:       c.awaitRetry,
+		EffectAdopt:       c.adopt,
+		EffectClose:       c.closePending,
+		EffectInvalidate:  c.invalidate,
+		EffectReopenGates: c.reopenGates,
+		EffectRevokeGrant: c.revokeGrant,
+	})
 	return c
 }
 
+func (c *Coordinator) readFacts() Facts {
+	c.fmu.Lock()
+	defer c.fmu.Unlock()
+	return c.facts
+}
+
+func (c *Coordinator) setFacts(set func(*Facts)) {
+	c.fmu.Lock()
+	set(&c.facts)
+	c.fmu.Unlock()
+}
+
 // State returns the machine's state.
-func (c *Coordinator) State() State { return c.m.State() }
+func (c *Coordinator) State() State { return c.owner.State() }
+
+// Trace returns the machine's latest transitions.
+func (c *Coordinator) Trace() []fsm.Record { return c.owner.Trace() }
 
 // AttemptsLeft returns how many connection attempts the current or next
 // flight has left.
 func (c *Coordinator) AttemptsLeft() int {
-	switch c.m.State() {
+	switch c.owner.State() {
 	case Ready, ReadyForRebind:
 		return MaxAttempts
-	case Exhausted, Revoked, Lost, Cancelled:
+	case Exhausted, Revoked, Lost, Cancelled, Ambiguous:
 		return 0
 	}
-	return MaxAttempts - c.m.Counter("attempts")
+	return MaxAttempts - c.owner.Counter("attempts")
 }
 
 // Joined returns how many callers joined the running flight (0 when none
@@ -95,7 +161,8 @@ func (c *Coordinator) Joined() int {
 }
 
 // Reconnect starts a reconnect or joins the one running, and waits for it
-// or for ctx. Only the leader runs hooks; every caller gets the same result.
+// or for ctx. The flight outlives every caller's ctx (the leader's too):
+// only its deadline and Close end it. Every caller gets the same result.
 func (c *Coordinator) Reconnect(ctx context.Context) (Result, error) {
 	c.mu.Lock()
 	if c.closed {
@@ -106,20 +173,12 @@ func (c *Coordinator) Reconnect(ctx context.Context) (Result, error) {
 	if f != nil {
 		f.joined++
 	} else {
-		if _, err := c.m.Fire(ctx, SocketLost); err != nil {
+		// lead_reconnect starts the flight (c.mu is held for it).
+		if _, err := c.owner.Fire(ctx, SocketLost); err != nil {
 			c.mu.Unlock()
 			return Result{}, c.terminalRefusal(err)
 		}
-		f = &flight{done: make(chan struct{})}
-		c.flight = f
-		deadline := c.Deadline
-		if deadline == 0 {
-			deadline = DefaultDeadline
-		}
-		// The flight outlives the caller that started it: joiners wait on it.
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deadline)
-		c.cancel = cancel
-		go c.lead(fctx, cancel, f)
+		f = c.flight
 	}
 	c.mu.Unlock()
 	select {
@@ -130,124 +189,223 @@ func (c *Coordinator) Reconnect(ctx context.Context) (Result, error) {
 	}
 }
 
-// Close ends the owning session: a running flight is cancelled and later
-// requests are refused. Close waits for nothing but is safe to call twice.
+// Close ends the owning session: a running flight is cancelled (it ends in
+// cancelled) and waited for, and later requests are refused. Safe to call
+// twice.
 func (c *Coordinator) Close() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.closed = true
-	if c.cancel != nil {
-		c.cancel()
+	if c.flight != nil {
+		c.flight.cancel()
 	}
+	c.mu.Unlock()
+	c.wg.Wait()
 }
 
-func (c *Coordinator) fire(ctx context.Context, t Trigger) (fsm.Step[State, Trigger], error) {
+// leaderNext is the trigger the leader fires where the machine rests
+// inside a flight without an effect to answer for it.
+var leaderNext = map[State]Trigger{
+	Singleflight: CloseGates,
+	Revalidated:  Dial,
+	Dismissed:    Revoke,
+}
+
+// run drives the machine from reconnect_singleflight to a rest: it fires,
+// stops on a refusal, and runs only the effects the machine returns.
+func (c *Coordinator) run(ctx context.Context) (Result, error) {
+	c.cause = nil
+	for {
+		t, ok := leaderNext[c.owner.State()]
+		if !ok {
+			break
+		}
+		if ctx.Err() != nil && c.owner.Permitted(c.interruption()) {
+			t = c.interruption()
+		}
+		if _, err := c.owner.Fire(ctx, t); err != nil {
+			return Result{}, err
+		}
+	}
+	return c.outcome(ctx)
+}
+
+// outcome reads the flight's result from the state it ended in.
+func (c *Coordinator) outcome(ctx context.Context) (Result, error) {
+	switch c.owner.State() {
+	case ReadyForRebind:
+		return Result{Generation: c.Gens.Current(), CapabilitiesInvalidated: true, Attempts: c.owner.Counter("attempts")}, nil
+	case Lost:
+		return Result{}, fsm.Refuse(fsm.EndpointOwnerMismatch, "the browser process or its endpoint changed; a new approval is needed").WithCause(c.cause)
+	case Exhausted:
+		if ctx.Err() != nil {
+			return Result{}, fsm.Refuse(fsm.ReconnectExhausted, "the reconnect deadline passed").WithCause(ctx.Err())
+		}
+		return Result{}, fsm.Refusef(fsm.ReconnectExhausted, "%d connection attempts failed", MaxAttempts).WithCause(c.cause)
+	case Revoked:
+		return Result{}, fsm.Refuse(fsm.ConsentRevoked, "the person dismissed the browser's prompt; the grant is revoked").WithCause(c.cause)
+	case Ambiguous:
+		if _, ok := fsm.AsRefusal(c.cause); ok {
+			return Result{}, c.cause
+		}
+		return Result{}, fsm.Refuse(fsm.WrongTargetRefused, "the browser's consent prompt could not be pressed exactly; answer it yourself, then reconnect").WithCause(c.cause)
+	case Cancelled:
+		return Result{}, fsm.Refuse(fsm.AttachmentLost, "the session that owned this browser ended during reconnect")
+	}
+	return Result{}, fmt.Errorf("reconnect: the flight stopped in %s", c.owner.State())
+}
+
+// interruption is the trigger an ended flight context stands for.
+func (c *Coordinator) interruption() Trigger {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m.Fire(ctx, t)
-}
-
-func (c *Coordinator) lead(ctx context.Context, cancel context.CancelFunc, f *flight) {
-	defer cancel()
-	f.res, f.err = c.run(ctx)
-	c.mu.Lock()
-	c.flight = nil
-	c.mu.Unlock()
-	close(f.done)
-}
-
-// interrupted fires the deadline or session-end trigger and returns the
-// matching refusal.
-func (c *Coordinator) interrupted(ctx context.Context) error {
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
-		c.fire(context.Background(), SessionEnded)
-		return fsm.Refuse(fsm.AttachmentLost, "the session that owned this browser ended during reconnect")
+	if c.closed {
+		return SessionEnded
 	}
-	c.fire(context.Background(), DeadlineExpired)
-	return fsm.Refuse(fsm.ReconnectExhausted, "the reconnect deadline passed").WithCause(ctx.Err())
-}
-
-func (c *Coordinator) run(ctx context.Context) (Result, error) {
-	if _, err := c.fire(ctx, CloseGates); err != nil {
-		return Result{}, err
-	}
-	c.Hooks.CloseGates()
-	if ctx.Err() != nil {
-		return Result{}, c.interrupted(ctx)
-	}
-	same, err := c.Hooks.Revalidate(ctx)
-	if ctx.Err() != nil {
-		return Result{}, c.interrupted(ctx)
-	}
-	c.mu.Lock()
-	c.facts = Facts{SameProcess: same && err == nil}
-	c.mu.Unlock()
-	if _, err := c.fire(ctx, Revalidate); err != nil {
-		return Result{}, err
-	}
-	if c.m.State() == Lost {
-		return Result{}, fsm.Refuse(fsm.EndpointOwnerMismatch, "the browser process or its endpoint changed; a new approval is needed").WithCause(err)
-	}
-	for attempt := 1; ; attempt++ {
-		if _, err := c.fire(ctx, Dial); err != nil {
-			return Result{}, err
-		}
-		if c.m.State() == Exhausted {
-			return Result{}, fsm.Refusef(fsm.ReconnectExhausted, "%d connection attempts failed", MaxAttempts)
-		}
-		derr := c.Hooks.Dial(ctx, attempt)
-		switch {
-		case derr == nil:
-			if _, err := c.fire(ctx, Connected); err != nil {
-				return Result{}, err
-			}
-			if _, err := c.fire(ctx, Invalidate); err != nil {
-				return Result{}, err
-			}
-			gen := c.Gens.Advance()
-			c.Hooks.Invalidate(gen)
-			if _, err := c.fire(ctx, ReopenGates); err != nil {
-				return Result{}, err
-			}
-			c.Hooks.ReopenGates()
-			if _, err := c.fire(ctx, Rebind); err != nil {
-				return Result{}, err
-			}
-			return Result{Generation: gen, CapabilitiesInvalidated: true, Attempts: attempt}, nil
-		case errors.Is(derr, ErrDismissed):
-			c.fire(ctx, PromptDismissed)
-			c.Hooks.RevokeGrant()
-			return Result{}, fsm.Refuse(fsm.ConsentRevoked, "the person dismissed the browser's prompt; the grant is revoked").WithCause(derr)
-		case ctx.Err() != nil:
-			return Result{}, c.interrupted(ctx)
-		}
-		if _, err := c.fire(ctx, DialFailed); err != nil {
-			return Result{}, err
-		}
-		if attempt < len(retryDelay) {
-			t := time.NewTimer(retryDelay[attempt])
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return Result{}, c.interrupted(ctx)
-			}
-		}
-	}
+	return DeadlineExpired
 }
 
 // terminalRefusal explains why a reconnect cannot start.
 func (c *Coordinator) terminalRefusal(err error) error {
-	switch c.m.State() {
+	switch c.owner.State() {
 	case Exhausted:
 		return fsm.Refuse(fsm.ReconnectExhausted, "the reconnect budget for this attachment is spent; attach again").WithCause(err)
 	case Revoked:
 		return fsm.Refuse(fsm.ConsentRevoked, "the grant was revoked; a new approval is needed").WithCause(err)
 	case Lost:
 		return fsm.Refuse(fsm.EndpointOwnerMismatch, "the browser changed; attach again").WithCause(err)
+	case Ambiguous:
+		return fsm.Refuse(fsm.WrongTargetRefused, "the browser's prompt could not be pressed exactly; attach again").WithCause(err)
 	}
 	return fsm.Refuse(fsm.AttachmentLost, "this attachment has ended").WithCause(err)
+}
+
+// The effects below run only through the owner's table.
+
+// lead starts the flight; Reconnect holds c.mu around it.
+func (c *Coordinator) lead(ctx context.Context, _ fsm.Step[State, Trigger]) (Trigger, error) {
+	deadline := c.Deadline
+	if deadline == 0 {
+		deadline = DefaultDeadline
+	}
+	// The flight outlives the caller that started it: joiners wait on it.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deadline)
+	f := &flight{done: make(chan struct{}), cancel: cancel}
+	c.flight = f
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer cancel()
+		res, err := c.run(fctx)
+		c.mu.Lock()
+		c.flight = nil
+		c.mu.Unlock()
+		f.res, f.err = res, err
+		close(f.done)
+	}()
+	return "", nil
+}
+
+// closeGates closes every gate, then does the work of
+// mutation_gates_closed: re-prove process, profile, endpoint and grant.
+func (c *Coordinator) closeGates(ctx context.Context, _ fsm.Step[State, Trigger]) (Trigger, error) {
+	c.Hooks.CloseGates()
+	if ctx.Err() != nil {
+		return c.interruption(), nil
+	}
+	same, err := c.Hooks.Revalidate(ctx)
+	if ctx.Err() != nil {
+		return c.interruption(), nil
+	}
+	c.cause = err
+	c.setFacts(func(f *Facts) { f.SameProcess = same && err == nil })
+	return Revalidate, nil
+}
+
+func (c *Coordinator) dial(ctx context.Context, _ fsm.Step[State, Trigger]) (Trigger, error) {
+	d, err := c.Hooks.Dial(ctx, c.owner.Counter("attempts"), attemptPrompt{c})
+	if err == nil {
+		c.dialed = d
+		c.setFacts(func(f *Facts) { f.OwnerReproved = d.OwnerReproved })
+		return Connected, nil
+	}
+	c.cause = err
+	if r, ok := fsm.AsRefusal(err); ok && r.Code == fsm.WrongTargetRefused {
+		if c.owner.State() == Ambiguous {
+			return "", nil
+		}
+		return PromptUnclear, nil
+	}
+	switch {
+	case errors.Is(err, ErrDismissed):
+		return PromptDismissed, nil
+	case ctx.Err() != nil:
+		return c.interruption(), nil
+	}
+	return DialFailed, nil
+}
+
+func (c *Coordinator) pressOnce(ctx context.Context, _ fsm.Step[State, Trigger]) (Trigger, error) {
+	press := c.press
+	c.press = nil
+	return "", press(ctx)
+}
+
+func (c *Coordinator) awaitRetry(ctx context.Context, _ fsm.Step[State, Trigger]) (Trigger, error) {
+	if made := c.owner.Counter("attempts"); made < len(retryDelay) {
+		t := time.NewTimer(retryDelay[made])
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return c.interruption(), nil
+		}
+	}
+	return Dial, nil
+}
+
+func (c *Coordinator) adopt(context.Context, fsm.Step[State, Trigger]) (Trigger, error) {
+	c.dialed.Adopt()
+	c.dialed = Dialed{}
+	return Invalidate, nil
+}
+
+func (c *Coordinator) closePending(context.Context, fsm.Step[State, Trigger]) (Trigger, error) {
+	c.dialed.Close()
+	c.dialed = Dialed{}
+	c.cause = errors.New("the endpoint's owner changed while the socket was dialed")
+	return "", nil
+}
+
+func (c *Coordinator) invalidate(context.Context, fsm.Step[State, Trigger]) (Trigger, error) {
+	c.Hooks.Invalidate(c.Gens.Advance())
+	return ReopenGates, nil
+}
+
+func (c *Coordinator) reopenGates(context.Context, fsm.Step[State, Trigger]) (Trigger, error) {
+	c.Hooks.ReopenGates()
+	return Rebind, nil
+}
+
+func (c *Coordinator) revokeGrant(context.Context, fsm.Step[State, Trigger]) (Trigger, error) {
+	c.Hooks.RevokeGrant()
+	return "", nil
+}
+
+// attemptPrompt is the running attempt's Prompt.
+type attemptPrompt struct{ c *Coordinator }
+
+func (p attemptPrompt) Watching() bool { return p.c.owner.State() == ConnectingPending }
+
+func (p attemptPrompt) Observed(ctx context.Context, exact bool, press func(context.Context) error) error {
+	c := p.c
+	c.setFacts(func(f *Facts) { f.ExactCandidate = exact })
+	if _, err := c.owner.Fire(ctx, PromptObserved); err != nil {
+		return err
+	}
+	if c.owner.State() == Ambiguous {
+		return fsm.Refuse(fsm.WrongTargetRefused, "the browser's consent prompt could not be identified exactly (a decoy, several prompts, or a structure or language webcodex does not know); answer it yourself, then reconnect")
+	}
+	c.press = press
+	_, err := c.owner.Fire(ctx, Press)
+	return err
 }

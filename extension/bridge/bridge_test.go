@@ -286,8 +286,8 @@ func TestFakeExtension_RouteOverflowClosesOnlyThatRoute(t *testing.T) {
 	if msg, err := sb.ReadMessage(ctx); err != nil || !strings.Contains(string(msg), `"b"`) {
 		t.Fatalf("route b: %s, %v", msg, err)
 	}
-	if ra.m.State() != RouteLossy || rb.m.State() != RouteOpen {
-		t.Fatalf("routes %s and %s, want lossy and open", ra.m.State(), rb.m.State())
+	if ra.owner.State() != RouteLossy || rb.owner.State() != RouteOpen {
+		t.Fatalf("routes %s and %s, want lossy and open", ra.owner.State(), rb.owner.State())
 	}
 	var events, markers int
 	for i := 0; i < 5; i++ {
@@ -305,8 +305,8 @@ func TestFakeExtension_RouteOverflowClosesOnlyThatRoute(t *testing.T) {
 	if events != 4 || markers != 1 {
 		t.Fatalf("read %d events and %d markers, want 4 and 1", events, markers)
 	}
-	if ra.m.State() != RouteOpen || ra.m.Counter("losses") != 1 {
-		t.Fatalf("after draining: %s with %d losses", ra.m.State(), ra.m.Counter("losses"))
+	if ra.owner.State() != RouteOpen || ra.owner.Counter("losses") != 1 {
+		t.Fatalf("after draining: %s with %d losses", ra.owner.State(), ra.owner.Counter("losses"))
 	}
 	f.sendMsg(&wire.Message{T: wire.KindEvent, Ch: ra.ch, Method: "Log.entryAdded", Params: json.RawMessage(`{"entry":{"text":"again"}}`)})
 	if msg, err := sa.ReadMessage(ctx); err != nil || !strings.Contains(string(msg), "again") {
@@ -361,11 +361,11 @@ func TestFakeExtension_ByteBudget(t *testing.T) {
 	}
 	cmd := f.recv()
 	deadline := time.Now().Add(wait)
-	for rt.m.State() != RouteLossy && time.Now().Before(deadline) {
+	for rt.owner.State() != RouteLossy && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond) // the peer's reader is queuing the flood
 	}
-	if rt.m.State() != RouteLossy || s.Status().Verified != 1 {
-		t.Fatalf("after the event flood: route %s, %d verified peers; want lossy and the peer kept", rt.m.State(), s.Status().Verified)
+	if rt.owner.State() != RouteLossy || s.Status().Verified != 1 {
+		t.Fatalf("after the event flood: route %s, %d verified peers; want lossy and the peer kept", rt.owner.State(), s.Status().Verified)
 	}
 	f.answer(cmd.ID, map[string]string{"data": strings.Repeat("y", 4096)})
 	if !f.closedByRunner() {

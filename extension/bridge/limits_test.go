@@ -118,14 +118,14 @@ func TestFakeExtension_DefaultByteBudgetAtAndOver(t *testing.T) {
 		f.sendRaw(frame)
 	}
 	f.share(2) // a barrier: the reader handled every event before it
-	if got := s.budget.inUse(); got != wire.MaxQueuedBytes || rt.m.State() != RouteOpen {
-		t.Fatalf("at the bound: %d bytes queued, route %s", got, rt.m.State())
+	if got := s.budget.inUse(); got != wire.MaxQueuedBytes || rt.owner.State() != RouteOpen {
+		t.Fatalf("at the bound: %d bytes queued, route %s", got, rt.owner.State())
 	}
 	small, _ := event(0)
 	f.sendMsg(small)
 	f.share(3)
-	if rt.m.State() != RouteLossy || s.Status().Verified != 1 {
-		t.Fatalf("over the bound: route %s, %d verified peers", rt.m.State(), s.Status().Verified)
+	if rt.owner.State() != RouteLossy || s.Status().Verified != 1 {
+		t.Fatalf("over the bound: route %s, %d verified peers", rt.owner.State(), s.Status().Verified)
 	}
 }
 

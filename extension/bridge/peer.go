@@ -19,16 +19,16 @@ import (
 // peer is one native-host connection. Its life is [PeerSpec]; the reader
 // goroutine (run) owns it and is waited for by the server.
 type peer struct {
-	s    *Server
-	conn net.Conn
-	m    *fsm.Machine[PeerState, PeerTrigger, struct{}]
+	s     *Server
+	conn  net.Conn
+	owner *fsm.Owner[PeerState, PeerTrigger, struct{}]
 
 	wmu sync.Mutex // serializes frame writes
 
 	mu      sync.Mutex // mu guards the fields that follow
 	pending map[int64]deliverFunc
 	nextID  int64
-	reason  string // why it closed; set once
+	reason  string // why it closed; set once, before the peer closes
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -40,7 +40,35 @@ type peer struct {
 type deliverFunc func(*wire.Message, error) error
 
 func newPeer(s *Server, conn net.Conn) *peer {
-	return &peer{s: s, conn: conn, m: PeerSpec.Build(nil), pending: map[int64]deliverFunc{}, done: make(chan struct{})}
+	p := &peer{s: s, conn: conn, pending: map[int64]deliverFunc{}, done: make(chan struct{})}
+	p.owner = fsm.NewOwner(PeerSpec, nil, fsm.Effects[PeerState, PeerTrigger]{
+		EffectSendReady:      p.sendReady,
+		EffectInvalidatePeer: p.invalidate,
+	})
+	return p
+}
+
+// sendReady is send_ready: the native host hears it was authenticated.
+func (p *peer) sendReady(context.Context, fsm.Step[PeerState, PeerTrigger]) (PeerTrigger, error) {
+	if err := p.write(&wire.Message{T: wire.KindReady, V: wire.Version}); err != nil {
+		return "", err
+	}
+	p.s.logf("bridge: a native host authenticated")
+	return "", nil
+}
+
+// invalidate is invalidate_offers_leases_routes: nothing of a closed
+// verified peer stays usable.
+func (p *peer) invalidate(context.Context, fsm.Step[PeerState, PeerTrigger]) (PeerTrigger, error) {
+	p.s.removePeer(p)
+	p.s.logf("bridge: a peer closed (%s): its offers, leases and routes are invalid", p.closeReason())
+	return "", nil
+}
+
+func (p *peer) closeReason() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reason
 }
 
 // errPeerClosed is wrapped by the error of a call whose peer closed.
@@ -70,7 +98,11 @@ func (p *peer) run() {
 	defer p.s.wg.Done()
 	err := p.handshake()
 	if err != nil {
-		p.m.Fire(context.Background(), PeerRefuse)
+		if p.owner.State() == PeerHandshaking { // a bad or late handshake; else ready could not be sent
+			if _, ferr := p.owner.Fire(context.Background(), PeerRefuse); ferr != nil {
+				p.s.logf("bridge: refusing a peer: %v", ferr)
+			}
+		}
 		p.close("handshake")
 		return
 	}
@@ -123,15 +155,8 @@ func (p *peer) handshake() error {
 		return err
 	}
 	p.conn.SetReadDeadline(time.Time{})
-	step, err := p.m.Fire(context.Background(), PeerAuthenticate)
-	if err != nil || step.Effect != EffectSendReady {
-		return ErrAuth
-	}
-	if err := p.write(&wire.Message{T: wire.KindReady, V: wire.Version}); err != nil {
-		return err
-	}
-	p.s.logf("bridge: a native host authenticated")
-	return nil
+	_, err = p.owner.Fire(context.Background(), PeerAuthenticate) // send_ready
+	return err
 }
 
 // awaiting reports whether a command of this peer awaits its response: only
@@ -263,16 +288,22 @@ func (p *peer) close(reason string) {
 		p.pending = map[int64]deliverFunc{}
 		p.mu.Unlock()
 		// Invalidate first, then close: whoever sees the connection end
-		// sees its offers, leases and routes gone already.
-		step, _ := p.m.Fire(context.Background(), PeerClose)
-		p.s.removePeer(p)
+		// sees its offers, leases and routes gone already. A verified peer
+		// is invalidated by its machine's effect; one that never verified
+		// (refused above, or closing now) has nothing but its slot.
+		verified := p.owner.State() == PeerVerified
+		if p.owner.State() != PeerClosed {
+			if _, err := p.owner.Fire(context.Background(), PeerClose); err != nil {
+				p.s.logf("bridge: closing a peer: %v", err)
+			}
+		}
+		if !verified {
+			p.s.removePeer(p) // it holds nothing but its slot
+		}
 		for _, deliver := range pending {
 			deliver(nil, fmt.Errorf("%w (%s)", errPeerClosed, reason))
 		}
 		p.conn.Close()
-		if step.Effect == EffectInvalidatePeer {
-			p.s.logf("bridge: a peer closed (%s): its offers, leases and routes are invalid", reason)
-		}
 		close(p.done)
 	})
 }

@@ -240,7 +240,7 @@ func (s *Server) Status() Status {
 	defer s.mu.Unlock()
 	st := Status{Listening: !s.closed, Peers: len(s.peers), Offers: len(s.offerMeta), Routes: len(s.routes)}
 	for p := range s.peers {
-		if p.m.State() == PeerVerified {
+		if p.owner.State() == PeerVerified {
 			st.Verified++
 		}
 	}
@@ -341,7 +341,7 @@ func (s *Server) Attach(ctx context.Context, offerID string) (*Socket, error) {
 		}
 	}
 	if err != nil {
-		rt.fire(RouteAttachFailed)
+		rt.attachFailed()
 		s.dropRoute(rt)
 		sock.finish("attach_failed")
 		if ctx.Err() != nil {
@@ -349,7 +349,11 @@ func (s *Server) Attach(ctx context.Context, offerID string) (*Socket, error) {
 		}
 		return nil, fsm.Refuse(fsm.AttachmentLost, "the extension did not attach the shared tab (it was revoked, closed or detached meanwhile); share it again").WithCause(err)
 	}
-	rt.attached(out.TargetID)
+	if err := rt.attached(out.TargetID); err != nil {
+		s.dropRoute(rt)
+		sock.finish("attach_failed")
+		return nil, fsm.Refuse(fsm.AttachmentLost, "the shared tab's connection ended while it was attached; share it again").WithCause(err)
+	}
 	if out.URL != "" {
 		sock.setInfo(out.URL, out.Title)
 	}

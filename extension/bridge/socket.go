@@ -70,13 +70,14 @@ type route struct {
 	ch    int64
 	tab   int64
 	child bool // opened with new_page: close_page may close it
-	m     *fsm.Machine[RouteState, RouteTrigger, struct{}]
+	owner *fsm.Owner[RouteState, RouteTrigger, struct{}]
 
 	// guarded by sock.mu
 	target    string // the CDP target id the extension named
 	session   string // the flattened session id the Conn knows it by
 	sessionUp bool   // the Conn attached it
 	queued    int    // its events (and marker) waiting to be read
+	lost      string // the method of the event whose overflow queue_loss_marker reports
 }
 
 func newSocket(s *Server, p *peer, url, title string) *Socket {
@@ -85,7 +86,11 @@ func newSocket(s *Server, p *peer, url, title string) *Socket {
 }
 
 func (s *Socket) addRoute(ch, tab int64, target string, child bool) *route {
-	rt := &route{sock: s, ch: ch, tab: tab, child: child, target: target, m: RouteSpec.Build(nil), session: fmt.Sprintf("WCBRIDGE%d", ch)}
+	rt := &route{sock: s, ch: ch, tab: tab, child: child, target: target, session: fmt.Sprintf("WCBRIDGE%d", ch)}
+	rt.owner = fsm.NewOwner(RouteSpec, nil, fsm.Effects[RouteState, RouteTrigger]{
+		EffectMarkLoss:   rt.markLoss,
+		EffectEndSession: rt.endSession,
+	})
 	s.mu.Lock()
 	s.routes[ch] = rt
 	s.mu.Unlock()
@@ -108,14 +113,47 @@ func (s *Socket) Reason() string {
 }
 
 func (rt *route) fire(t RouteTrigger) (fsm.Step[RouteState, RouteTrigger], error) {
-	return rt.m.Fire(context.Background(), t)
+	return rt.owner.Fire(context.Background(), t)
 }
 
-func (rt *route) attached(target string) {
+// state returns the route's state.
+func (rt *route) state() RouteState { return rt.owner.State() }
+
+// attached opens the route on target. It fails when the route ended while
+// the extension attached (its peer went): then nothing is attached.
+func (rt *route) attached(target string) error {
 	rt.sock.mu.Lock()
 	rt.target = target
 	rt.sock.mu.Unlock()
-	rt.fire(RouteAttached)
+	_, err := rt.fire(RouteAttached)
+	return err
+}
+
+// attachFailed ends a route whose attach failed. A route the loss of its
+// peer ended meanwhile is closed already, which is what is wanted.
+func (rt *route) attachFailed() {
+	if _, err := rt.fire(RouteAttachFailed); err != nil && rt.state() != RouteClosed {
+		rt.sock.s.logf("bridge: route %d: %v", rt.ch, err)
+	}
+}
+
+// markLoss is queue_loss_marker; the caller holds sock.mu.
+func (rt *route) markLoss(context.Context, fsm.Step[RouteState, RouteTrigger]) (RouteTrigger, error) {
+	rt.sock.queueMarkerLocked(rt, rt.lost)
+	return "", nil
+}
+
+// endSession is end_session: the Conn hears its page session end (unless
+// it never attached it, or the socket is closed). The caller holds sock.mu.
+func (rt *route) endSession(context.Context, fsm.Step[RouteState, RouteTrigger]) (RouteTrigger, error) {
+	s := rt.sock
+	if rt.sessionUp && !s.closed {
+		detached, _ := json.Marshal(map[string]any{"method": "Target.detachedFromTarget", "params": map[string]string{"sessionId": rt.session, "targetId": rt.target}})
+		destroyed, _ := json.Marshal(map[string]any{"method": "Target.targetDestroyed", "params": map[string]string{"targetId": rt.target}})
+		// Uncharged: two small frames per route end, bounded by the routes.
+		s.queue = append(s.queue, item{msg: detached}, item{msg: destroyed})
+	}
+	return "", nil
 }
 
 // event queues one event of the route for the Conn, within the route's
@@ -125,7 +163,7 @@ func (rt *route) event(m *wire.Message, size int) error {
 	s := rt.sock
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !rt.sessionUp || s.closed || rt.m.State() != RouteOpen {
+	if !rt.sessionUp || s.closed || rt.state() != RouteOpen {
 		return nil // not attached by the Conn yet, ended, or lossy: discarded
 	}
 	if m.Method == wire.DiscardedMethod {
@@ -140,8 +178,9 @@ func (rt *route) event(m *wire.Message, size int) error {
 	}
 	msg := cdpEvent(m.Method, m.Params, rt.session)
 	if rt.queued >= s.s.opts.MaxRouteEvents || !s.s.budget.take(len(msg)) {
-		if step, err := rt.fire(RouteOverflow); err == nil && step.Effect == EffectMarkLoss {
-			s.queueMarkerLocked(rt, m.Method)
+		rt.lost = m.Method
+		if _, err := rt.fire(RouteOverflow); err != nil {
+			s.s.logf("bridge: route %d: %v", rt.ch, err) // open (checked above) takes an overflow
 		}
 		return nil
 	}
@@ -257,8 +296,10 @@ func (s *Socket) ReadMessage(ctx context.Context) ([]byte, error) {
 			s.queue = s.queue[1:]
 			if it.rt != nil {
 				it.rt.queued--
-				if it.rt.queued == 0 && it.rt.m.State() == RouteLossy {
-					it.rt.fire(RouteDrained)
+				if it.rt.queued == 0 && it.rt.state() == RouteLossy {
+					if _, err := it.rt.fire(RouteDrained); err != nil {
+						s.s.logf("bridge: route %d: %v", it.rt.ch, err)
+					}
 				}
 			}
 			s.mu.Unlock()
@@ -452,7 +493,7 @@ func (s *Socket) browserCommand(c outbound) error {
 
 func (s *Socket) routeByTargetLocked(target string) *route {
 	for _, r := range s.routes {
-		if r.target != "" && r.target == target && r.m.State() != RouteClosed {
+		if r.target != "" && r.target == target && r.state() != RouteClosed {
 			return r
 		}
 	}
@@ -478,7 +519,7 @@ func (s *Socket) targetInfos(ctx context.Context, only string) []targetInfo {
 	s.mu.Lock()
 	var rts []*route
 	for _, r := range s.routes {
-		if r.target != "" && (only == "" || r.target == only) && r.m.State() != RouteAttaching && r.m.State() != RouteClosed {
+		if r.target != "" && (only == "" || r.target == only) && r.state() != RouteAttaching && r.state() != RouteClosed {
 			rts = append(rts, r)
 		}
 	}
@@ -511,7 +552,7 @@ func (s *Socket) newPage(ctx context.Context, id int64) error {
 	s.mu.Lock()
 	var lead *route
 	for _, r := range s.routes {
-		if !r.child && r.m.State() != RouteClosed && r.m.State() != RouteAttaching {
+		if !r.child && r.state() != RouteClosed && r.state() != RouteAttaching {
 			lead = r
 		}
 	}
@@ -532,7 +573,7 @@ func (s *Socket) newPage(ctx context.Context, id int64) error {
 		err = decodeResult(res.Result, &out)
 	}
 	if err != nil || res.Error != nil || out.TargetID == "" || out.Tab <= 0 {
-		rt.fire(RouteAttachFailed)
+		rt.attachFailed()
 		s.s.dropRoute(rt)
 		s.mu.Lock()
 		delete(s.routes, rt.ch)
@@ -542,7 +583,9 @@ func (s *Socket) newPage(ctx context.Context, id int64) error {
 	s.mu.Lock()
 	rt.tab = out.Tab
 	s.mu.Unlock()
-	rt.attached(out.TargetID)
+	if err := rt.attached(out.TargetID); err != nil {
+		return s.respond(id, nil, &wire.Error{Code: -32000, Message: "the shared tab is gone"})
+	}
 	ev, _ := json.Marshal(map[string]any{"method": "Target.targetCreated", "params": map[string]any{
 		"targetInfo": targetInfo{TargetID: out.TargetID, Type: "page", URL: "about:blank"}}})
 	if err := s.pushLocal(ev); err != nil {
@@ -553,7 +596,7 @@ func (s *Socket) newPage(ctx context.Context, id int64) error {
 
 // detachRoute asks the extension to detach rt's tab, then ends the route.
 func (s *Socket) detachRoute(ctx context.Context, rt *route) {
-	if rt.m.State() != RouteClosed {
+	if rt.state() != RouteClosed {
 		dctx, cancel := context.WithTimeout(ctx, detachTimeout)
 		s.peer.call(dctx, &wire.Message{T: wire.KindControl, Op: wire.OpDetach, Ch: rt.ch})
 		cancel()
@@ -565,22 +608,16 @@ func (s *Socket) detachRoute(ctx context.Context, rt *route) {
 // Target.detachedFromTarget and Target.targetDestroyed), and the socket
 // ends with its last route. Nothing re-attaches.
 func (rt *route) end(reason string) {
-	step, err := rt.fire(RouteEnd)
-	if err != nil {
+	s := rt.sock
+	s.mu.Lock()
+	// end_session runs under s.mu, so its frames queue in order.
+	if _, err := rt.fire(RouteEnd); err != nil {
+		s.mu.Unlock()
 		return // ended already
 	}
-	s := rt.sock
-	s.s.dropRoute(rt)
-	s.mu.Lock()
 	delete(s.routes, rt.ch)
 	if s.endReason == "" && !rt.child {
 		s.endReason = reason
-	}
-	if step.Effect == EffectEndSession && rt.sessionUp && !s.closed {
-		detached, _ := json.Marshal(map[string]any{"method": "Target.detachedFromTarget", "params": map[string]string{"sessionId": rt.session, "targetId": rt.target}})
-		destroyed, _ := json.Marshal(map[string]any{"method": "Target.targetDestroyed", "params": map[string]string{"targetId": rt.target}})
-		// Uncharged: two small frames per route end, bounded by the routes.
-		s.queue = append(s.queue, item{msg: detached}, item{msg: destroyed})
 	}
 	if len(s.routes) == 0 {
 		s.ended = true
@@ -590,6 +627,7 @@ func (rt *route) end(reason string) {
 	}
 	s.signal()
 	s.mu.Unlock()
+	s.s.dropRoute(rt)
 }
 
 // finish ends a socket that never had a live route (a failed attach).

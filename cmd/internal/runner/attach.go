@@ -16,7 +16,6 @@ import (
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
-	"github.com/webcodex/webcodex/consent"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
@@ -192,175 +191,6 @@ func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (res lo
 	}, nil
 }
 
-// connectUnderConsent runs one attempt of the consent machine: prove the
-// endpoint, dial one socket (which Chrome may hold for its prompt), re-prove
-// the owner on the live socket, invalidate older capabilities.
-func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
-	var facts consent.Facts
-	m := consent.AttemptSpec.Build(func() consent.Facts { return facts })
-	fire := func(t consent.Trigger) (fsm.Step[consent.State, consent.Trigger], error) { return m.Fire(ctx, t) }
-	facts.Unexpired = true
-	if _, err := fire(consent.Approve); err != nil {
-		return err
-	}
-	if _, err := fire(consent.Connect); err != nil { // effect prove_endpoint
-		return err
-	}
-	facts.OwnerMatches = b.ep.reprove()
-	if _, err := fire(consent.OwnerProven); err != nil {
-		return err
-	}
-	if m.State() == consent.Refused {
-		return fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint's owner changed before connecting")
-	}
-	// effect dial_websocket: one browser-level socket for this generation.
-	deadline := r.opts.ConsentDeadline
-	if deadline == 0 {
-		deadline = DefaultConsentDeadline
-	}
-	dctx, cancel := context.WithTimeout(ctx, deadline)
-	defer cancel()
-	sock, unpressed, err := r.dialUnderPrompt(dctx, cancel, b, m, &facts)
-	if ref, ok := fsm.AsRefusal(err); ok && ref.Code == fsm.WrongTargetRefused {
-		return err
-	}
-	switch {
-	case err == nil:
-		fire(consent.HandshakeComplete)
-	case isHandshakeStatus(err, 403):
-		fire(consent.Dismissed)
-		fire(consent.Revoke)
-		r.broker.RevokeBrowser(b.ep.key())
-		return fsm.Refuse(fsm.ConsentRevoked, "the person cancelled Chrome's \"Allow remote debugging?\" prompt; the grant is revoked and nothing is retried")
-	case dctx.Err() != nil:
-		fire(consent.DeadlineExpired)
-		fire(consent.Refuse)
-		return fsm.Refuse(fsm.ConsentRequired, "Chrome's \"Allow remote debugging?\" prompt was not answered in time; answer it, then attach again"+unpressed)
-	default:
-		fire(consent.DeadlineExpired)
-		fire(consent.Refuse)
-		return fmt.Errorf("runner: connect to the browser: %w", err)
-	}
-	facts.OwnerMatches = b.ep.reprove()
-	if _, err := fire(consent.Reprove); err != nil || m.State() == consent.Refused {
-		sock.Close()
-		return fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint's owner changed while connecting")
-	}
-	fire(consent.Invalidate) // effect invalidate_capabilities
-	b.gens.Advance()
-	fire(consent.Rebind)
-	b.mu.Lock()
-	b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
-	b.mu.Unlock()
-	r.countHandshake()
-	return nil
-}
-
-// observeInterval is how often the ConsentUI adapter looks for the
-// browser's prompt while the handshake is held.
-const observeInterval = 200 * time.Millisecond
-
-type dialResult struct {
-	sock cdp.Socket
-	err  error
-}
-
-// dialUnderPrompt dials the one socket and, while Chrome holds its handshake
-// for the "Allow remote debugging?" prompt, lets the ConsentUI adapter (only
-// where b's grant allows it) observe the prompt and press its one exact
-// action, at most once, and never sooner than consent.MinPressDelay (or
-// Options.PressDelay) after first seeing it. An ambiguous prompt ends the attempt with
-// browser_wrong_target_refused. A press the browser drops counts: the
-// attempt then waits for the person or its deadline. unpressed says, for a
-// deadline refusal, why webcodex pressed nothing ("" when it was not asked
-// to).
-func (r *Runner) dialUnderPrompt(ctx context.Context, cancel context.CancelFunc, b *Browser, m *fsm.Machine[consent.State, consent.Trigger, consent.Facts], facts *consent.Facts) (_ cdp.Socket, unpressed string, _ error) {
-	results := make(chan dialResult, 1)
-	go func() { // owned here: every path below receives its result
-		s, err := r.dial(ctx, b.ep)
-		results <- dialResult{s, err}
-	}()
-	abandon := func(reason string) (cdp.Socket, string, error) {
-		cancel()
-		if res := <-results; res.sock != nil {
-			res.sock.Close()
-		}
-		if m.State() != consent.TimeoutOrAmbiguity {
-			m.Fire(context.Background(), consent.DeadlineExpired)
-		}
-		m.Fire(context.Background(), consent.Refuse)
-		return nil, "", fsm.Refuse(fsm.WrongTargetRefused, reason)
-	}
-	ui := r.consentUIFor(b)
-	if ui != nil {
-		unpressed = " (webcodex did not see the prompt in time to press it)"
-	}
-	id := consent.Identity{PID: b.ep.fp.PID, StartTime: b.ep.fp.StartTime, Executable: b.ep.fp.Exe}
-	tick := time.NewTicker(observeInterval)
-	defer tick.Stop()
-	var firstSeen time.Time // when this attempt first saw candidates; zero while none
-	for {
-		select {
-		case res := <-results:
-			return res.sock, unpressed, res.err
-		case <-tick.C:
-			if ui == nil || m.State() != consent.ConnectingPendingConsent {
-				continue // nothing to press with, or pressed already: one consent action per attempt
-			}
-			cands, err := ui.Observe(ctx, id)
-			if errors.Is(err, consent.ErrUnavailable) {
-				why := unavailableReason(err)
-				r.auditConsentUI(ctx, b, &consentUIEvidence{Step: "unavailable", Outcome: why})
-				r.logf("runner: browser %s: the person answers the prompt: %s", b.id, why)
-				ui, unpressed = nil, " (webcodex could not press it: "+why+")"
-				continue
-			}
-			if err != nil || len(cands) == 0 {
-				firstSeen = time.Time{}
-				continue
-			}
-			if firstSeen.IsZero() {
-				firstSeen = time.Now()
-			}
-			if time.Since(firstSeen) < max(r.opts.PressDelay, consent.MinPressDelay) {
-				continue // Chrome drops early presses; judge the settled prompt
-			}
-			c, exact := consent.SelectExact(id, cands)
-			facts.ExactCandidate = exact
-			m.Fire(ctx, consent.PromptObserved)
-			r.auditConsentUI(ctx, b, &consentUIEvidence{Step: "observed", Candidates: len(cands), Exact: exact, Evidence: evidenceOf(cands)})
-			if !exact {
-				return abandon("the browser's consent prompt could not be identified exactly (a decoy, several prompts, or a structure or language webcodex does not know); answer it yourself, then attach again")
-			}
-			if _, err := m.Fire(ctx, consent.Press); err != nil { // effect press_consent
-				return abandon("the consent prompt changed before it could be pressed")
-			}
-			err = ui.Press(ctx, c)
-			r.auditConsentUI(ctx, b, &consentUIEvidence{Step: "press", Candidates: 1, Exact: true, Evidence: []string{c.Evidence},
-				Outcome: pressOutcome(err), ObservedMs: time.Since(firstSeen).Milliseconds()})
-			switch {
-			case err == nil: // taken: the handshake completes
-			case errors.Is(err, consent.ErrPressDropped):
-				// Counted as this attempt's press; never a second one.
-				unpressed = " (the browser ignored webcodex's one press; the prompt is still up)"
-			case errors.Is(err, consent.ErrStaleCandidate):
-				// Nothing was pressed: the prompt went, most likely because
-				// the person answered it, and the handshake says how.
-				t := time.NewTimer(staleGrace)
-				select {
-				case res := <-results:
-					t.Stop()
-					return res.sock, "", res.err
-				case <-t.C:
-				}
-				return abandon("the consent prompt changed between observation and press; nothing was pressed")
-			default:
-				return abandon("pressing the consent prompt failed; nothing is pressed again")
-			}
-		}
-	}
-}
-
 // dial opens the one browser-level socket, through Options.NetDialContext
 // when a test injects one.
 func (r *Runner) dial(ctx context.Context, e endpoint) (cdp.Socket, error) {
@@ -431,23 +261,28 @@ func (b *Browser) reconnectHooks() reconnect.Hooks {
 			}
 			return b.ep.reprove(), nil
 		},
-		Dial: func(ctx context.Context, attempt int) error {
+		Dial: func(ctx context.Context, attempt int, prompt reconnect.Prompt) (reconnect.Dialed, error) {
 			b.mu.Lock()
 			old := b.conn
 			b.mu.Unlock()
 			old.Close() // one socket per generation: the old one is gone for good
-			sock, err := r.dialPressing(ctx, b)
+			sock, err := r.dialPressing(ctx, b, prompt)
 			if err != nil {
 				if isHandshakeStatus(err, 403) {
-					return fmt.Errorf("%w: %v", reconnect.ErrDismissed, err)
+					return reconnect.Dialed{}, fmt.Errorf("%w: %v", reconnect.ErrDismissed, err)
 				}
-				return err
+				return reconnect.Dialed{}, err
 			}
-			r.countHandshake()
-			b.mu.Lock()
-			b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
-			b.mu.Unlock()
-			return nil
+			return reconnect.Dialed{
+				OwnerReproved: b.ep.reprove(), // on the live socket: a PID or port reused since the loss is refused
+				Adopt: func() {
+					r.countHandshake()
+					b.mu.Lock()
+					b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
+					b.mu.Unlock()
+				},
+				Close: func() { sock.Close() },
+			}, nil
 		},
 		Invalidate: func(reconnect.Generation) {
 			b.mu.Lock()

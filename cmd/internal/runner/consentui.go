@@ -88,24 +88,15 @@ func promptPressStatus(ctx context.Context) localapi.Availability {
 }
 
 // dialPressing dials b's endpoint for one reconnect attempt. Where b's grant
-// lets webcodex press the prompt, the attempt runs under a consent attempt
-// machine of its own, so the new connection's prompt is pressed as on
-// attach: at most once per attempt, a second or more after it appeared.
-func (r *Runner) dialPressing(ctx context.Context, b *Browser) (cdp.Socket, error) {
+// lets webcodex press the prompt, the new connection's prompt is observed
+// and pressed through the reconnect machine (prompt) as on attach: at most
+// once per attempt, a second or more after it appeared.
+func (r *Runner) dialPressing(ctx context.Context, b *Browser, prompt promptMachine) (cdp.Socket, error) {
 	if r.consentUIFor(b) == nil {
 		return r.dial(ctx, b.ep)
 	}
-	var facts consent.Facts
-	m := consent.AttemptSpec.Build(func() consent.Facts { return facts })
-	// The reconnect machine revalidated the grant and the owner just now.
-	facts.Unexpired, facts.OwnerMatches = true, true
-	for _, t := range []consent.Trigger{consent.Approve, consent.Connect, consent.OwnerProven} {
-		if _, err := m.Fire(ctx, t); err != nil {
-			return nil, err
-		}
-	}
 	dctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sock, _, err := r.dialUnderPrompt(dctx, cancel, b, m, &facts)
+	sock, _, err := r.dialUnderPrompt(dctx, cancel, b, prompt)
 	return sock, err
 }
