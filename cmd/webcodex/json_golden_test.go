@@ -183,6 +183,11 @@ func TestJSONShapesGolden(t *testing.T) {
 	jsonOf("network", 0, "network", p.ID)
 	jsonOf("probe", 0, "probe", p.ID, "--action", "click", "--role", "button", "--name", "Go")
 	jsonOf("goto-404", 1, "goto", p.ID, srv.URL+"/missing-page-404")
+	jsonOf("back", 0, "back", p.ID)
+	jsonOf("forward", 0, "forward", p.ID)
+	jsonOf("reload", 0, "reload", p.ID)
+	jsonOf("tabs", 0, "tabs", b.ID)
+	jsonOf("downloads", 0, "downloads", b.ID)
 	var extra localapi.PageInfo
 	json.Unmarshal([]byte(jsonOf("open-second", 0, "open", b.ID)), &extra)
 	jsonOf("close-page", 0, "close-page", extra.ID)

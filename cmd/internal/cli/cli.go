@@ -163,6 +163,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdClosePage(f),
 	)
 	root.AddCommand(NewCmdActions(f)...)
+	root.AddCommand(NewCmdVerbs(f)...) // history, tabs, downloads (verbs_cmds.go)
 	for _, c := range notBuilt {
 		root.AddCommand(newCmdNotBuilt(c[0], c[1]))
 	}

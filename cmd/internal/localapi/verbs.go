@@ -10,6 +10,7 @@ var (
 	Forward      = effectRoute[PageRequest, NavResult]("forward")
 	Reload       = effectRoute[PageRequest, NavResult]("reload")
 	Handover     = effectRoute[HandoverRequest, HandoverResult]("handover")
+	Activate     = effectRoute[PageRequest, PageInfo]("activate")
 )
 
 // DownloadsRequest lists a browser's downloads; WaitMS > 0 first waits, at

@@ -64,6 +64,29 @@ func (r *Runner) Handover(ctx context.Context, req localapi.HandoverRequest) (_ 
 	return out, nil
 }
 
+// Activate brings a tab to the front of its window. A person's tab is never
+// activated: that would move their attention, not the agent's.
+func (r *Runner) Activate(ctx context.Context, req localapi.PageRequest) (_ localapi.PageInfo, err error) {
+	defer func() { r.auditPageOp(ctx, req.Page, "activate", "", err) }()
+	ctx, settle := r.call(ctx, "", "activating the tab", r.callBound())
+	defer func() { err = settle(err) }()
+	p, err := r.page(req.Page)
+	if err != nil {
+		return localapi.PageInfo{}, err
+	}
+	if p.personal() {
+		return localapi.PageInfo{}, fsm.Refuse(fsm.WrongTargetRefused, "this tab was not opened by webcodex; it is never brought to the front by it")
+	}
+	if _, err := cdproto.Call(ctx, p.browser.c().Browser(), target.ActivateTarget, target.ActivateTargetParams{TargetID: p.target}); err != nil {
+		return localapi.PageInfo{}, fmt.Errorf("runner: activate tab: %w", err)
+	}
+	pi := p.info(ctx)
+	if err := p.judge(pi.URL); err != nil {
+		return localapi.PageInfo{}, err // off the allowlist: not described
+	}
+	return pi, nil
+}
+
 // releaseAgentTabs runs at detach, before the sessions go: it closes the
 // tabs webcodex opened and did not hand over, and opens the notice that
 // marks the handed-over ones. Tabs of the person's are not looked at.

@@ -79,6 +79,12 @@ func TestDetachClosesOnlyTheAgentsTabs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := h.r.Activate(ctx, localapi.PageRequest{Page: mine}); !fsm.IsCode(err, fsm.WrongTargetRefused) {
+		t.Fatalf("activating the person's tab = %v, want %s", err, fsm.WrongTargetRefused)
+	}
+	if pi, err := h.r.Activate(ctx, localapi.PageRequest{Page: scratch.ID}); err != nil || pi.ID != scratch.ID {
+		t.Fatalf("activating the agent's tab = %+v, %v", pi, err)
+	}
 	if _, err := h.r.Handover(ctx, localapi.HandoverRequest{Browser: b, Page: mine}); !fsm.IsCode(err, fsm.WrongTargetRefused) {
 		t.Fatalf("handing over the person's own tab = %v, want %s", err, fsm.WrongTargetRefused)
 	}

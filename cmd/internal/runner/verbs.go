@@ -16,6 +16,7 @@ func (r *Runner) serveVerbs(rt *localapi.Routes) {
 	localapi.Serve(rt, localapi.Forward, bounded(r, r.Forward))
 	localapi.Serve(rt, localapi.Reload, bounded(r, r.Reload))
 	localapi.Serve(rt, localapi.Handover, bounded(r, r.Handover))
+	localapi.Serve(rt, localapi.Activate, bounded(r, r.Activate))
 }
 
 // Back moves a page one entry back in its history.
