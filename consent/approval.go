@@ -75,13 +75,13 @@ var RequestSpec = (&fsm.Spec[RequestState, RequestTrigger, RequestFacts]{
 		"process fingerprint, endpoint, canonical allowlist, evaluate switch, scopes, reconnect budget) — everything the person is " +
 		"shown; it is single-use and it expires. A use whose digest differs is refused and changes nothing, so a mismatched " +
 		"attach never consumes another request's approval. When the Runner showed a one-time code, an answer with a wrong code " +
-		"counts, and the third wrong code denies the request.",
+		fmt.Sprintf("counts, and %d wrong codes deny the request.", MaxCodeAttempts),
 	Initial: RequestPending,
 	States: []fsm.StateDoc[RequestState]{
 		fsm.Doc(RequestPending, "Shown to the person, who may approve or deny it; a use waits for the approval, and a wrong one-time code under the bound is only counted."),
 		fsm.Doc(RequestApproved, "The person confirmed; only a matching use in time consumes it."),
 		fsm.Doc(RequestConsumed, "It minted exactly one grant."),
-		fsm.Doc(RequestDenied, "The person declined, or the third wrong one-time code was typed."),
+		fsm.Doc(RequestDenied, fmt.Sprintf("The person declined, or %d wrong one-time codes were typed.", MaxCodeAttempts)),
 		fsm.Doc(RequestExpired, "Its lifetime ended."),
 	},
 	Triggers: []RequestTrigger{RequestApprove, RequestDeny, RequestWrongCode, RequestUse, RequestExpire},

@@ -53,7 +53,7 @@ var GrantSpec = (&fsm.Spec[GrantState, GrantTrigger, GrantFacts]{
 	Guards: "What a person's approval mints: permission to attach to one browser process (fingerprint), for one Runner " +
 		"instance and session, with a reconnect budget, and for no more than the allowlist, evaluate switch, scopes and " +
 		"permission to press the browser's own prompt the person was shown: an attach asking for the same or less reuses it, anything wider needs a new approval. It lives in " +
-		"memory only, expires after 30 minutes idle or 8 hours in all, and once revoked or expired nothing re-arms it.",
+		"memory only, expires after " + fsm.HumanDuration(IdleExpiry) + " idle or " + fsm.HumanDuration(AbsoluteExpiry) + " in all, and once revoked or expired nothing re-arms it.",
 	Initial: GrantLive,
 	States: []fsm.StateDoc[GrantState]{
 		fsm.Doc(GrantLive, "Usable: within its idle and absolute expiry, not revoked."),

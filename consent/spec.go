@@ -29,7 +29,7 @@ var AttemptSpec = (&fsm.Spec[State, Trigger, Facts]{
 	Title: "Consent: one attachment attempt",
 	Guards: "One attempt to attach to a person's running browser. Nothing connects before a person's approval mints a grant; " +
 		"the endpoint's owner is proven before dialing and again on the live socket; Chrome's own prompt is pressed only under a grant " +
-		"that says the person allowed it, at most once (a press the browser ignores still counts), no sooner than a second after it " +
+		"that says the person allowed it, at most once (a press the browser ignores still counts), no sooner than " + fsm.HumanDuration(MinPressDelay) + " after it " +
 		"was first seen, and only when exactly one candidate has full proof; a dismissal revokes the grant for good; every older capability is " +
 		"invalidated before the attachment is handed on. The attempt is cancelled when the session it is for ends.",
 	Initial: ApprovalRequired,

@@ -16,13 +16,15 @@ type Exploration struct {
 	Edges      int    `json:"edges"`       // declared edges, every one of them taken
 }
 
-// ExploreDepth is how deep [Spec.Explore] goes: two whole flights (a
+// ExploreDepth is how deep [Spec.Explore] goes, derived from the
+// declaration: enough to reach any state (a shortest path has fewer
+// transitions than there are states), then two whole flights from there (a
 // transient run of at most MaxTransient transitions and the rest that ends
-// it, twice, so what one flight leaves behind is checked in the next) plus
+// it, twice, so what one flight leaves behind is checked in the next), plus
 // one transition per unit of every budget, so each counted edge is also
 // taken at its budget.
 func (s *Spec[S, T, F]) ExploreDepth() int {
-	d := 2 * (s.MaxTransient + 1)
+	d := len(s.States) + 2*(s.MaxTransient+1)
 	for _, b := range s.Budgets {
 		d += b
 	}

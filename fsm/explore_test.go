@@ -14,7 +14,7 @@ func TestExploreGoodToy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Depth != 2*(6+1)+3 || ex.FactCombos != 2 || ex.Edges != len(s.Edges) || ex.States < len(s.States) {
+	if ex.Depth != len(s.States)+2*(6+1)+3 || ex.FactCombos != 2 || ex.Edges != len(s.Edges) || ex.States < len(s.States) {
 		t.Fatalf("exploration = %+v", ex)
 	}
 	again, _ := goodToy().Explore()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestFireUnhandledIsTypedRefusal(t *testing.T) {
@@ -68,5 +69,29 @@ func TestTableJSONRoundTrips(t *testing.T) {
 	}
 	if len(back.Edges) != len(tab.Edges) || back.Initial != "ready" || back.Edges[1].Guard != "attempts_below_3" {
 		t.Fatalf("round trip lost data: %+v", back)
+	}
+}
+
+func TestExitsAreRenderedFromEdges(t *testing.T) {
+	tab := goodToy().Table()
+	if got, want := tab.Exits("dialing"), "stays on `retry` [attempts_below_3] / dial; `failed` on `retry` [attempts_at_least_3]; `invalidating` on `dialed` [ok]; `failed` on `dialed` [!ok]; `revoked` on `revoke`"; got != want {
+		t.Fatalf("Exits(dialing) = %s, want %s", got, want)
+	}
+	if got := tab.Exits("failed"); got != "none" {
+		t.Fatalf("Exits(failed) = %s, want none", got)
+	}
+	if md := tab.Markdown(); !strings.Contains(md, "| `ready` | stable | Connected. | `dialing` on `lost` / lead |") {
+		t.Fatalf("markdown lacks the rendered exits:\n%s", md)
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		time.Second: "1 second", 2 * time.Second: "2 seconds", 30 * time.Minute: "30 minutes",
+		8 * time.Hour: "8 hours", 90 * time.Second: "90 seconds", 1500 * time.Millisecond: "1500 milliseconds",
+	} {
+		if got := HumanDuration(d); got != want {
+			t.Errorf("HumanDuration(%v) = %q, want %q", d, got, want)
+		}
 	}
 }

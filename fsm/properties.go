@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -33,6 +34,9 @@ type Tracker[S, T ~string, F any] struct {
 	// dispatches[st] reports whether an edge with an effect is reachable
 	// from st: what a revoked machine must never enter again.
 	dispatches map[S]bool
+	// monotonic counters are reset by no edge: an effect ID holding an
+	// older value of one can never be minted again.
+	monotonic map[string]bool
 }
 
 // tracked is everything the properties remember about the path so far. It
@@ -51,7 +55,15 @@ type tracked[S ~string] struct {
 // NewTracker builds a quiet machine (its transitions reach no [Recorder])
 // at the initial state.
 func (s *Spec[S, T, F]) NewTracker() *Tracker[S, T, F] {
-	t := &Tracker[S, T, F]{s: s, dispatches: s.dispatchingStates()}
+	t := &Tracker[S, T, F]{s: s, dispatches: s.dispatchingStates(), monotonic: map[string]bool{}}
+	for _, name := range s.counterNames() {
+		t.monotonic[name] = true
+	}
+	for _, e := range s.Edges {
+		for _, r := range e.Reset {
+			delete(t.monotonic, r)
+		}
+	}
 	t.m = s.build(func() F { return t.facts }, true)
 	t.at = tracked[S]{model: s.Initial, counters: Counters{}, dispatched: map[string]bool{}}
 	return t
@@ -162,10 +174,29 @@ func (t *Tracker[S, T, F]) key() string {
 	}
 	b.WriteByte('|')
 	for _, id := range sortedKeys(at.dispatched) {
-		b.WriteString(id)
-		b.WriteByte(',')
+		if t.canRecur(id) {
+			b.WriteString(id)
+			b.WriteByte(',')
+		}
 	}
 	return b.String()
+}
+
+// canRecur reports whether an effect ID could be minted again from here: it
+// cannot once a monotonic counter in it has moved past the value it holds.
+// Forgetting such IDs keeps the exploration's memory to what can matter.
+func (t *Tracker[S, T, F]) canRecur(id string) bool {
+	_, keyed, ok := strings.Cut(id, "#")
+	if !ok {
+		return true
+	}
+	for _, kv := range strings.Split(keyed, ",") {
+		name, v, _ := strings.Cut(kv, "=")
+		if t.monotonic[name] && strconv.Itoa(t.at.counters[name]) != v {
+			return false
+		}
+	}
+	return true
 }
 
 // restore puts the tracker and its machine back at a remembered point.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Table is a declaration with the types erased: what spec/ renders and what
@@ -27,6 +28,11 @@ type Table struct {
 	Flight       string         `json:"flight,omitempty"`
 	Effects      []string       `json:"effects,omitempty"`
 	Forbidden    []string       `json:"forbidden,omitempty"`
+	// Exploration is what the exhaustive exploration covered when spec/
+	// was rendered; nil in a bare Table.
+	Exploration *Exploration `json:"exploration,omitempty"`
+	// ExplorationError is why the exploration failed, if it did.
+	ExplorationError string `json:"exploration_error,omitempty"`
 }
 
 // TableState is one state of a [Table].
@@ -51,6 +57,18 @@ type TableEdge struct {
 // Described is anything spec/ can render: every Spec is one.
 type Described interface {
 	Table() Table
+	Explore() (Exploration, error)
+}
+
+// Explored is d's table with the numbers of its exhaustive exploration.
+func Explored(d Described) Table {
+	t := d.Table()
+	ex, err := d.Explore()
+	t.Exploration = &ex
+	if err != nil {
+		t.ExplorationError = err.Error()
+	}
+	return t
 }
 
 // Table erases the declaration's types.
@@ -157,7 +175,8 @@ func (t Table) Markdown() string {
 	fmt.Fprintf(&b, "# %s\n\n%s\n\n", t.Title, t.Guards)
 	fmt.Fprintf(&b, "Machine `%s`: %d states, %d edges, initial state `%s`.\n\n", t.Name, len(t.States), len(t.Edges), t.Initial)
 	b.WriteString("```mermaid\n" + t.Mermaid() + "```\n\n")
-	b.WriteString("## States\n\n| state | kind | doc |\n|---|---|---|\n")
+	b.WriteString("## States\n\nWhat each state means is written by hand; its exits are rendered from the edges.\n\n")
+	b.WriteString("| state | kind | means | exits |\n|---|---|---|---|\n")
 	for _, st := range t.States {
 		kind := "transient"
 		switch {
@@ -166,7 +185,7 @@ func (t Table) Markdown() string {
 		case st.Stable:
 			kind = "stable"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", st.Name, kind, st.Doc)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", st.Name, kind, st.Doc, t.Exits(st.Name))
 	}
 	b.WriteString("\n## Transitions\n\n| from | trigger | guard | to | effect | counter |\n|---|---|---|---|---|---|\n")
 	for _, e := range t.Edges {
@@ -180,9 +199,16 @@ func (t Table) Markdown() string {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s | `%s` | %s | %s |\n", e.From, e.On, code(e.Guard), e.To, code(e.Effect), counter)
 	}
 	b.WriteString("\n## Properties checked\n\n")
-	b.WriteString("Every run of the property harness (`fsm.Check`, pgregory.net/rapid) fires random trigger sequences with random facts at the real stateless machine and at the plain table model, and checks:\n\n")
+	b.WriteString(t.checkedBy())
+	b.WriteString(" Both fire triggers at the real stateless machine and at the plain table model side by side, and check after every trigger:\n\n")
 	for _, p := range t.Properties() {
 		fmt.Fprintf(&b, "- **%s**: %s\n", p.Name, p.Claim)
+	}
+	if len(t.Effects) > 0 {
+		fmt.Fprintf(&b, "\nEffects an owner of this machine may run (the allowlist; `Validate` rejects an edge with any other): %s.\n", codeList(t.Effects))
+	}
+	if len(t.Forbidden) > 0 {
+		fmt.Fprintf(&b, "\nNever reachable here: %s.\n", codeList(t.Forbidden))
 	}
 	if len(t.Budgets) > 0 {
 		b.WriteString("\nBudgets: ")
@@ -195,6 +221,50 @@ func (t Table) Markdown() string {
 		b.WriteString(".\n")
 	}
 	return b.String()
+}
+
+// checkedBy says how the properties were checked, with the numbers the
+// exploration run that rendered this page produced.
+func (t Table) checkedBy() string {
+	walk := fmt.Sprintf("the rapid walk (`fsm/fsmtest`, pgregory.net/rapid) runs at least %d random sequences of random triggers and facts in the machine's tests", MinRapidChecks)
+	if t.Exploration == nil {
+		return "In the machine's tests, the exhaustive exploration (`fsm.Spec.Explore`) and " + walk + "."
+	}
+	ex := t.Exploration
+	if t.ExplorationError != "" {
+		return fmt.Sprintf("The exhaustive exploration FAILED: %s.", t.ExplorationError)
+	}
+	return fmt.Sprintf("The exhaustive exploration (`fsm.Spec.Explore`, deterministic; `webcodex spec` ran it to write these numbers, and the machine's tests run it again) "+
+		"fired every trigger with every one of the %d fact combinations from every state reachable in at most %d transitions "+
+		"(%d states + 2 × (%d + 1) + the budgets: reach any state, then two whole flights, each counted edge up to its budget): %d distinct states "+
+		"(state, counters and what the properties remember), %d checked steps, every one of the %d edges taken. Beside it, %s.",
+		ex.FactCombos, ex.Depth, len(t.States), t.MaxTransient, ex.States, ex.Steps, ex.Edges, walk)
+}
+
+// Exits renders a state's exits from its edges: "`to` on `trigger`
+// [guard] / effect", one per edge, in declaration order.
+func (t Table) Exits(state string) string {
+	var out []string
+	for _, e := range t.Edges {
+		if e.From != state {
+			continue
+		}
+		x := "`" + e.To + "` on `" + e.On + "`"
+		if e.To == state {
+			x = "stays on `" + e.On + "`"
+		}
+		if e.Guard != "" {
+			x += " [" + e.Guard + "]"
+		}
+		if e.Effect != "" {
+			x += " / " + e.Effect
+		}
+		out = append(out, x)
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, "; ")
 }
 
 func code(s string) string {
@@ -216,7 +286,7 @@ func (t Table) Properties() []Property {
 	ps := []Property{
 		{"model agreement", "the stateless machine accepts exactly the triggers the table accepts and lands in the same state."},
 		{"bounded", fmt.Sprintf("at most %d transitions in a row pass through transient states before a stable or terminal state; no counter exceeds its budget.", t.MaxTransient)},
-		{"no replay", "no effect ID is dispatched twice, whatever the events (an effect on an edge without a counter is one-shot)."},
+		{"no replay", "no effect ID is dispatched twice, whatever the events. An effect's ID is its name and its own counter (with the counters that reset it), or the counter of the flight that runs it, so the same effect fired again on another edge, without its own counter moving, is a replay."},
 	}
 	if t.Generation != "" {
 		ps = append(ps, Property{"generations", fmt.Sprintf("whenever `%s` increases, `%s` runs before the machine reaches a live state (%s), so capabilities of older generations are refused.", t.Generation, t.Invalidate, t.liveList())})
@@ -224,7 +294,7 @@ func (t Table) Properties() []Property {
 		ps = append(ps, Property{"generations", "not applicable: this machine mints no generations (checked vacuously)."})
 	}
 	if len(t.Revoked) > 0 {
-		ps = append(ps, Property{"revocation final", fmt.Sprintf("after %s, no transition enters %s again.", codeList(t.Revoked), codeList(t.Armed))})
+		ps = append(ps, Property{"revocation final", fmt.Sprintf("after %s, no transition enters %s again, nor any state outside the revocation from which an effect can still run.", codeList(t.Revoked), codeList(t.Armed))})
 	} else {
 		ps = append(ps, Property{"revocation final", "not applicable: this machine has no revocable grant (checked vacuously)."})
 	}
@@ -255,4 +325,23 @@ func (t Table) liveList() string {
 		}
 	}
 	return codeList(stable)
+}
+
+// HumanDuration renders d for prose in spec/ ("30 minutes", "8 hours",
+// "1 second"), so declarations render their constants instead of typing
+// the numbers twice.
+func HumanDuration(d time.Duration) string {
+	for _, u := range []struct {
+		d    time.Duration
+		name string
+	}{{time.Hour, "hour"}, {time.Minute, "minute"}, {time.Second, "second"}, {time.Millisecond, "millisecond"}} {
+		if d >= u.d && d%u.d == 0 {
+			n := int64(d / u.d)
+			if n == 1 {
+				return "1 " + u.name
+			}
+			return fmt.Sprintf("%d %ss", n, u.name)
+		}
+	}
+	return d.String()
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -46,7 +47,7 @@ var OfferSpec = (&fsm.Spec[OfferState, OfferTrigger, OfferFacts]{
 	Name:  "extension_offer",
 	Title: "Extension offer",
 	Guards: "A tab the person shared from the extension's popup. Nothing is attached until the Runner consumes that exact " +
-		"offer, once, within ten minutes; at most 16 offers are live at once.",
+		"offer, once, within " + fsm.HumanDuration(OfferTTL) + "; at most " + strconv.Itoa(MaxLiveOffers) + " offers are live at once.",
 	Initial: OfferOffered,
 	States: []fsm.StateDoc[OfferState]{
 		fsm.Doc(OfferOffered, "Shared and waiting."),

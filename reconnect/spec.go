@@ -1,6 +1,10 @@
 package reconnect
 
-import "github.com/webcodex/webcodex/fsm"
+import (
+	"strconv"
+
+	"github.com/webcodex/webcodex/fsm"
+)
 
 // Facts are what the reconnect guards read: observations the leader's
 // effects made, never a caller's claim.
@@ -61,7 +65,7 @@ var Spec = (&fsm.Spec[State, Trigger, Facts]{
 	Title: "Reconnect after socket loss",
 	Guards: "What happens when the one browser-level socket is lost. One leader per browser; every mutation gate is closed " +
 		"before anything else; process, profile, endpoint and grant are re-proven before dialing, and the endpoint's owner " +
-		"again on the live socket (a PID or port reused meanwhile is refused); at most three connection attempts under one " +
+		"again on the live socket (a PID or port reused meanwhile is refused); at most " + strconv.Itoa(MaxAttempts) + " connection attempts under one " +
 		"deadline, each with at most one press of the browser's prompt and only on exactly one proven candidate; a dismissal " +
 		"revokes the grant; the generation increments and every older page handle and ref is refused before the gates " +
 		"reopen. A mutation in flight completes on the old generation or is refused. The owning session's end cancels it.",

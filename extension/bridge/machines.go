@@ -1,6 +1,11 @@
 package bridge
 
-import "github.com/webcodex/webcodex/fsm"
+import (
+	"strconv"
+
+	"github.com/webcodex/webcodex/extension/wire"
+	"github.com/webcodex/webcodex/fsm"
+)
 
 // PeerState is a state of one native-host connection.
 type PeerState string
@@ -34,9 +39,9 @@ const (
 var PeerSpec = (&fsm.Spec[PeerState, PeerTrigger, struct{}]{
 	Name:  "bridge_peer",
 	Title: "Extension bridge: native-host peer",
-	Guards: "One connection from the native host to the Runner's loopback listener. It counts toward the four peers from " +
+	Guards: "One connection from the native host to the Runner's loopback listener. It counts toward the " + strconv.Itoa(wire.MaxPeers) + " peers from " +
 		"the moment it is accepted, and must authenticate (token and instance id from the private rendezvous record) within " +
-		"two seconds. Closing a verified peer, for any reason (EOF, a malformed or oversized frame, command or response " +
+		fsm.HumanDuration(wire.HandshakeTimeout) + ". Closing a verified peer, for any reason (EOF, a malformed or oversized frame, command or response " +
 		"queue exhaustion, shutdown), invalidates every offer, lease and route it had.",
 	Initial: PeerHandshaking,
 	States: []fsm.StateDoc[PeerState]{
@@ -95,7 +100,7 @@ var RouteSpec = (&fsm.Spec[RouteState, RouteTrigger, struct{}]{
 	Name:  "bridge_route",
 	Title: "Extension bridge: route (one attached tab)",
 	Guards: "One tab the Runner attached by consuming its exact offer. Its events are queued for the page's reader within a " +
-		"per-route bound and the bridge's 16 MiB budget; when either is full the route turns lossy: its events are " +
+		"per-route bound and the bridge's " + strconv.Itoa(wire.MaxQueuedBytes>>20) + " MiB budget; when either is full the route turns lossy: its events are " +
 		"discarded, one loss marker is queued, and it opens again only after its queue drained. The marker stays on the " +
 		"page until an explicit clear. Ending the route (debugger detached, revoked, tab closed, peer lost, Runner detach) " +
 		"ends the page session; nothing re-attaches.",
