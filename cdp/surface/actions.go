@@ -93,7 +93,14 @@ type prepResult struct {
 	NeedEnd   bool     `json:"needEnd"`
 	Selected  int      `json:"selected"`
 	Values    []string `json:"values"`
+	NavSeq    int      `json:"navSeq"`
 	ScrollState
+
+	// The main world and the frame index its last admission read, when the
+	// target is in the main document: the pointer check right after may
+	// start from them instead of reading the frame tree again.
+	admittedIn *world
+	admitted   frameIndex
 }
 
 // prepare runs the page's prepare for kind on t: revalidation of the
@@ -132,11 +139,15 @@ func (p *Page) prepare(ctx context.Context, t Target, arg prepareArgs) (*world, 
 	// was found in is still its frame's, and it and the frames above it are
 	// still allowed.
 	if w != nil {
-		if err := p.admit(ctx, w); err != nil {
+		idx, err := p.admitIndex(ctx, w)
+		if err != nil {
 			if errors.Is(err, errWorldGone) {
 				return nil, nil, fsm.Refuse(fsm.BindingStale, "the target's document was replaced before anything was sent").WithCause(err)
 			}
 			return nil, nil, p.readErr(ctx, err)
+		}
+		if idx != nil && w.sess == p.sess && w.frame == p.main {
+			res.admittedIn, res.admitted = w, idx
 		}
 	}
 	if w != nil && (res.X != 0 || res.Y != 0) && (w.sess != p.sess || w.frame != p.main) {
@@ -257,7 +268,13 @@ func (p *Page) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y
 // 16 ms each), and a press at a new point already fires the boundary events
 // (mouseover, mouseenter) of a move.
 func (p *Page) clickAt(ctx context.Context, x, y float64) (*Dialog, error) {
-	if err := p.pointerAllowed(ctx, x, y); err != nil {
+	return p.clickAfter(ctx, x, y, nil)
+}
+
+// clickAfter is clickAt right after prepare, whose admission of the main
+// document the pointer check starts from.
+func (p *Page) clickAfter(ctx context.Context, x, y float64, pre *prepResult) (*Dialog, error) {
+	if err := p.pointerAllowedAfter(ctx, x, y, pre); err != nil {
 		return nil, err
 	}
 	d, err := p.dispatch(ctx, func(ctx context.Context) error {
@@ -284,13 +301,14 @@ func (p *Page) Click(ctx context.Context, t Target) (*ActionResult, error) {
 		return nil, err
 	}
 	defer release()
-	_, res, err := p.prepare(ctx, t, prepareArgs{Kind: "click"})
+	mark := p.effectMark()
+	w, res, err := p.prepare(ctx, t, prepareArgs{Kind: "click"})
 	if err != nil {
 		return nil, err
 	}
 	out := &ActionResult{Action: "click", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
-	mark := p.effectMark()
-	d, err := p.clickAt(ctx, res.X, res.Y)
+	mark = p.withNav(mark, w, res)
+	d, err := p.clickAfter(ctx, res.X, res.Y, res)
 	out.Dialog = d
 	if err == nil {
 		p.collectEffects(ctx, mark, out)
@@ -305,15 +323,16 @@ func (p *Page) Hover(ctx context.Context, t Target) (*ActionResult, error) {
 		return nil, err
 	}
 	defer release()
-	_, res, err := p.prepare(ctx, t, prepareArgs{Kind: "hover"})
+	mark := p.effectMark()
+	w, res, err := p.prepare(ctx, t, prepareArgs{Kind: "hover"})
 	if err != nil {
 		return nil, err
 	}
 	out := &ActionResult{Action: "hover", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
-	if err := p.pointerAllowed(ctx, res.X, res.Y); err != nil {
+	mark = p.withNav(mark, w, res)
+	if err := p.pointerAllowedAfter(ctx, res.X, res.Y, res); err != nil {
 		return nil, err
 	}
-	mark := p.effectMark()
 	d, err := p.dispatch(ctx, func(ctx context.Context) error {
 		return p.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, res.X, res.Y, input.MouseButtonNone, 0, 0)
 	})
@@ -373,12 +392,13 @@ func (p *Page) TypeText(ctx context.Context, t Target, text string, o TypeOption
 		return nil, err
 	}
 	defer release()
+	mark := p.effectMark()
 	w, res, err := p.prepare(ctx, t, prepareArgs{Kind: "type", Clear: o.Clear, Empty: o.Clear && text == ""})
 	if err != nil {
 		return nil, err
 	}
 	out := &ActionResult{Action: name, Role: res.Role, Tag: res.Tag, Rebound: res.Rebound, Requested: n}
-	mark := p.effectMark()
+	mark = p.withNav(mark, w, res)
 	if text != "" {
 		d, err := p.dispatch(ctx, func(ctx context.Context) error {
 			if res.NeedEnd {
@@ -451,12 +471,12 @@ func (p *Page) Select(ctx context.Context, t Target, values ...string) (*ActionR
 	}
 	defer release()
 	mark := p.effectMark()
-	_, res, err := p.prepare(ctx, t, prepareArgs{Kind: "select", Values: values})
+	w, res, err := p.prepare(ctx, t, prepareArgs{Kind: "select", Values: values})
 	if err != nil {
 		return nil, err
 	}
 	out := &ActionResult{Action: "select", Role: "combobox", Tag: "select", Rebound: res.Rebound, Selected: res.Values}
-	p.collectEffects(ctx, mark, out)
+	p.collectEffects(ctx, p.withNav(mark, w, res), out)
 	return out, nil
 }
 
@@ -472,17 +492,18 @@ func (p *Page) Check(ctx context.Context, t Target, want bool) (*ActionResult, e
 		return nil, err
 	}
 	defer release()
+	mark := p.effectMark()
 	w, res, err := p.prepare(ctx, t, prepareArgs{Kind: "check", Want: want})
 	if err != nil {
 		return nil, err
 	}
+	mark = p.withNav(mark, w, res)
 	out := &ActionResult{Action: name, Role: res.Role, Tag: res.Tag, Rebound: res.Rebound, Checked: res.Checked}
 	if res.Checked != nil && *res.Checked == want {
 		out.NoOp = true
 		return out, nil
 	}
-	mark := p.effectMark()
-	d, err := p.clickAt(ctx, res.X, res.Y)
+	d, err := p.clickAfter(ctx, res.X, res.Y, res)
 	out.Dialog = d
 	if err != nil || d != nil {
 		return out, err
@@ -503,9 +524,8 @@ func (p *Page) Check(ctx context.Context, t Target, want bool) (*ActionResult, e
 }
 
 // focus focuses the target without input.
-func (p *Page) focus(ctx context.Context, t Target) (*prepResult, error) {
-	_, res, err := p.prepare(ctx, t, prepareArgs{Kind: "focus"})
-	return res, err
+func (p *Page) focus(ctx context.Context, t Target) (*world, *prepResult, error) {
+	return p.prepare(ctx, t, prepareArgs{Kind: "focus"})
 }
 
 // Press sends real key events: for each key in keys (space separated, each
@@ -522,14 +542,18 @@ func (p *Page) Press(ctx context.Context, t *Target, keys string) (*ActionResult
 	}
 	defer release()
 	out := &ActionResult{Action: "press"}
+	mark := p.effectMark()
 	if t != nil {
-		res, err := p.focus(ctx, *t)
+		w, res, err := p.focus(ctx, *t)
 		if err != nil {
 			return nil, err
 		}
 		out.Role, out.Tag, out.Rebound = res.Role, res.Tag, res.Rebound
+		mark = p.withNav(mark, w, res)
 	}
-	mark := p.effectMark()
+	if mark.doc == nil {
+		mark = p.withNavRead(ctx, mark)
+	}
 	d, err := p.dispatch(ctx, func(ctx context.Context) error {
 		for _, s := range strokes {
 			if err := p.stroke(ctx, s); err != nil {

@@ -150,19 +150,26 @@ func (p *Page) judgeFrame(ctx context.Context, fid cdproto.FrameID) error {
 // replaced document and the Judge's refusal for a refused one. A nil Judge
 // admits everything without asking the browser.
 func (p *Page) admit(ctx context.Context, w *world) error {
+	_, err := p.admitIndex(ctx, w)
+	return err
+}
+
+// admitIndex is admit, returning the frame index it judged by (nil with a
+// nil Judge), so that the caller's next step need not read it again.
+func (p *Page) admitIndex(ctx context.Context, w *world) (frameIndex, error) {
 	if p.opts.Judge == nil {
-		return nil
+		return nil, nil
 	}
 	idx, err := p.frames(ctx, w.sess != p.sess)
 	if err != nil {
-		return p.readErr(ctx, err)
+		return nil, p.readErr(ctx, err)
 	}
 	n, ok := idx[w.frame]
 	if !ok || (w.load != "" && n.loader != w.load) {
 		p.dropWorld(w)
-		return errWorldGone
+		return nil, errWorldGone
 	}
-	return p.judgeChain(idx, w.frame)
+	return idx, p.judgeChain(idx, w.frame)
 }
 
 // admitted runs fn in the main world of an admitted document and admits

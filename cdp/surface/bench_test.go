@@ -8,6 +8,7 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 )
 
@@ -158,4 +159,155 @@ func BenchmarkSnapshotTable3000Whole(b *testing.B) {
 	b.ReportMetric(float64(s.Chars), "total-chars")
 	b.ReportMetric(float64(s.Refs), "refs")
 	b.ReportMetric(float64(per)/float64(eval), "x-eval")
+}
+
+// medianOf runs fn n times and returns the median duration.
+func medianOf(b *testing.B, n int, fn func() error) time.Duration {
+	b.Helper()
+	d := make([]time.Duration, 0, n)
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		if err := fn(); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(t0))
+	}
+	return median(d)
+}
+
+// breakdown reports each part's median in µs and as a multiple of the
+// Runtime.evaluate floor measured in the same run.
+func breakdown(b *testing.B, eval time.Duration, parts []string, ds []time.Duration) {
+	for i, name := range parts {
+		b.ReportMetric(float64(ds[i].Microseconds()), name+"-µs")
+		b.ReportMetric(float64(ds[i])/float64(eval), name+"-x-eval")
+	}
+}
+
+// allowAll is a Judge that allows every document, as a Runner's origin gate
+// does on an allowed site: it makes the surface take its judged paths
+// (admission before and after every read, pointer and focus checks).
+func allowAll(string) error { return nil }
+
+// BenchmarkClickRefParts measures a verified click by ref on a judged page
+// and, in the same run, the parts it is made of: where the time goes.
+func BenchmarkClickRefParts(b *testing.B) {
+	p, _ := testPage(b, "/controls", Options{Judge: allowAll})
+	ctx := context.Background()
+	s, err := p.Snapshot(ctx, SnapshotOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := Target{Ref: refOf(b, s, `button "Save"`), SnapshotID: s.ID}
+	eval, mouse := floors(b, p)
+	w, err := p.mainWorld(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bnd, err := p.bind(ctx, t)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 100
+	var x, y float64
+	parts := []string{"frametree", "admit", "prepare-js", "prepare", "pointer-check", "mouse", "click-at", "effects"}
+	ds := []time.Duration{
+		medianOf(b, n, func() error {
+			_, err := cdproto.Call(ctx, p.sess, page.GetFrameTree, cdproto.Empty{})
+			return err
+		}),
+		medianOf(b, n, func() error { return p.admit(ctx, w) }),
+		medianOf(b, n, func() error {
+			_, res, err := p.resolveIn(ctx, bnd, prepareArgs{Kind: "click"})
+			if err == nil {
+				x, y = res.X, res.Y
+			}
+			return err
+		}),
+		medianOf(b, n, func() error {
+			_, _, err := p.prepare(ctx, t, prepareArgs{Kind: "click"})
+			return err
+		}),
+		medianOf(b, n, func() error { return p.pointerAllowed(ctx, x, y) }),
+		mouse,
+		medianOf(b, n, func() error {
+			_, err := p.clickAt(ctx, x, y)
+			return err
+		}),
+		medianOf(b, n, func() error {
+			p.collectEffects(ctx, p.effectMark(), &ActionResult{})
+			return nil
+		}),
+	}
+	b.ResetTimer()
+	t0 := time.Now()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.Click(ctx, t); err != nil {
+			b.Fatal(err)
+		}
+	}
+	per := time.Since(t0) / time.Duration(b.N)
+	b.StopTimer()
+	report(b, per, eval, mouse)
+	breakdown(b, eval, parts, ds)
+}
+
+// BenchmarkSnapshotSmallFormParts measures a small form's snapshot on a
+// judged page and its parts in the same run.
+func BenchmarkSnapshotSmallFormParts(b *testing.B) {
+	p, _ := testPage(b, "/form-small", Options{Judge: allowAll})
+	ctx := context.Background()
+	eval, _ := floors(b, p)
+	w, err := p.mainWorld(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 100
+	rec := &snapRecord{id: p.newSnapID(), worlds: map[string]*world{}, refs: map[string]map[int]bool{}, root: w, prefix: "e"}
+	parts := []string{"admit", "tag-frames", "walk"}
+	ds := []time.Duration{
+		medianOf(b, n, func() error { return p.admit(ctx, w) }),
+		medianOf(b, n, func() error { p.tagChildFrames(ctx, w); return nil }),
+		medianOf(b, n, func() error {
+			_, err := invoke(ctx, p, w, jsSnapshot, snapArgs{Snap: rec.id, Prefix: "e", Budget: DefaultSnapshotChars})
+			return err
+		}),
+	}
+	var s *Snapshot
+	b.ResetTimer()
+	t0 := time.Now()
+	for i := 0; i < b.N; i++ {
+		if s, err = p.Snapshot(ctx, SnapshotOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	per := time.Since(t0) / time.Duration(b.N)
+	b.StopTimer()
+	b.ReportMetric(float64(len(s.Text)), "chars")
+	b.ReportMetric(float64(per)/float64(eval), "x-eval")
+	b.ReportMetric(float64(eval.Microseconds()), "floor-eval-µs")
+	breakdown(b, eval, parts, ds)
+}
+
+// BenchmarkClickRefJudged is BenchmarkClickRef on a judged page, the way a
+// Runner's pages always are.
+func BenchmarkClickRefJudged(b *testing.B) {
+	p, _ := testPage(b, "/controls", Options{Judge: func(string) error { return nil }})
+	ctx := context.Background()
+	s, err := p.Snapshot(ctx, SnapshotOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	eval, mouse := floors(b, p)
+	t := Target{Ref: refOf(b, s, `button "Save"`), SnapshotID: s.ID}
+	b.ResetTimer()
+	t0 := time.Now()
+	for i := 0; i < b.N; i++ {
+		if _, err := p.Click(ctx, t); err != nil {
+			b.Fatal(err)
+		}
+	}
+	per := time.Since(t0) / time.Duration(b.N)
+	b.StopTimer()
+	report(b, per, eval, mouse)
 }

@@ -2,6 +2,7 @@ package surface
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -167,16 +168,43 @@ func (p *Page) ownsFrameLocked(frameID string) bool {
 }
 
 // mark is where an action's effects start: the sequence number of the last
-// recorded event and the main frame's URL.
+// recorded event, the main frame's URL and, when known, the main
+// document's own count of the navigations it started (navState).
 type mark struct {
-	seq uint64
-	url string
+	seq    uint64
+	url    string
+	doc    *world // the main world navSeq was read in; nil when unknown
+	navSeq int
+}
+
+// withNav adds the navigation count prepare read in w, when w is the main
+// world.
+func (p *Page) withNav(m mark, w *world, res *prepResult) mark {
+	if w != nil && res != nil && w.sess == p.sess && w.frame == p.main {
+		m.doc, m.navSeq = w, res.NavSeq
+	}
+	return m
+}
+
+// withNavRead reads the main document's navigation count, when the main
+// world exists (an action without a target: nothing read it yet).
+func (p *Page) withNavRead(ctx context.Context, m mark) mark {
+	p.mu.Lock()
+	w := p.worlds[worldKey{p.sess, p.main}]
+	p.mu.Unlock()
+	if w == nil || w.dead.Load() {
+		return m
+	}
+	if st, err := invoke(ctx, p, w, jsNavState, none{}); err == nil && st.Err == "" {
+		m.doc, m.navSeq = w, st.Seq
+	}
+	return m
 }
 
 func (p *Page) effectMark() mark {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return mark{p.effects.seq, p.mainURL}
+	return mark{seq: p.effects.seq, url: p.mainURL}
 }
 
 func (p *Page) effectsSince(mark uint64) ([]effectEvent, <-chan struct{}) {
@@ -225,8 +253,27 @@ func (p *Page) collectEffects(ctx context.Context, m mark, out *ActionResult) {
 		return // the page is blocked in the dialog: nothing else moves
 	}
 	p.sync(ctx)
+	// The document says whether it started a navigation: the browser's
+	// events of one may still be on their way.
+	var same, started *Navigation
+	requested := false
+	if m.doc != nil {
+		st, err := invoke(ctx, p, m.doc, jsNavState, none{})
+		switch {
+		case errors.Is(err, errWorldGone):
+			requested = true // the document is already replaced
+		case err == nil && st.Err == "" && st.Seq > m.navSeq && st.Last != nil:
+			if st.Last.SameDocument {
+				if st.URL != m.url {
+					same = &Navigation{URL: st.URL, Title: capString(st.Title, 200), SameDocument: true}
+				}
+			} else {
+				requested = true
+				started = &Navigation{URL: st.Last.URL, Pending: true}
+			}
+		}
+	}
 	evs, wake := p.effectsSince(m.seq)
-	var requested bool
 	committed, settled := false, func(evs []effectEvent) bool {
 		for _, e := range evs {
 			if e.kind == effNavCommitted || e.kind == effDownload || e.kind == effNavSameDoc {
@@ -278,7 +325,13 @@ func (p *Page) collectEffects(ctx context.Context, m mark, out *ActionResult) {
 			}
 		}
 	}
-	if nav == nil {
+	if nav == nil || (nav.Pending && same != nil) {
+		nav = same
+	}
+	if nav == nil && out.Download == nil {
+		nav = started // started, and neither committed nor a download yet
+	}
+	if nav == nil && m.doc == nil {
 		// The browser tells of a history change (pushState, a fragment)
 		// after the input's acknowledgement, not before: the document
 		// itself says whether its URL moved.

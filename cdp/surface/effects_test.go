@@ -32,6 +32,7 @@ func effectSite(tb testing.TB) *httptest.Server {
 <input aria-label="Plain">
 <input aria-label="Drops" onkeydown="if (++window.keyCount > 5) event.preventDefault()">
 <input aria-label="Keys" onkeydown="window.keyLog.push(event.key)">
+<form action="/fx2"><input aria-label="Query" name=q></form>
 <script>window.keyCount = 0; window.keyLog = [];</script>`))
 			case "/aria":
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -125,6 +126,20 @@ func TestActionEffects(t *testing.T) {
 	}
 	if r.NewTab != nil || r.Download != nil {
 		t.Fatalf("link: %s", compact(t, r))
+	}
+
+	// Enter in a form submits it: a navigation with no target given to
+	// the key, and one after typing into the field.
+	must(p.Navigate(ctx, base+"/fx"))(t)
+	must(p.Fill(ctx, Target{Label: "Query"}, "cats"))(t)
+	r = must(p.Press(ctx, nil, "Enter"))(t)
+	if n := r.Navigation; n == nil || n.URL != base+"/fx2?q=cats" || n.Title != "Second page" {
+		t.Fatalf("enter: %s", compact(t, r))
+	}
+	must(p.Navigate(ctx, base+"/fx"))(t)
+	r = must(p.Press(ctx, &Target{Label: "Query"}, "d o g Enter"))(t)
+	if n := r.Navigation; n == nil || n.URL != base+"/fx2?q=dog" {
+		t.Fatalf("enter on a target: %s", compact(t, r))
 	}
 }
 

@@ -22,18 +22,32 @@ import (
 // pointerAllowed refuses pointer input at (x, y) of the page viewport that
 // would land in a frame the Judge refuses.
 func (p *Page) pointerAllowed(ctx context.Context, x, y float64) error {
+	return p.pointerAllowedAfter(ctx, x, y, nil)
+}
+
+// pointerAllowedAfter is pointerAllowed right after prepare: when prepare
+// has just admitted the main document (with nothing sent since), the check
+// starts from that admission.
+func (p *Page) pointerAllowedAfter(ctx context.Context, x, y float64, pre *prepResult) error {
 	if p.opts.Judge == nil {
 		return nil
 	}
-	w, err := p.mainWorld(ctx)
-	if err != nil {
-		return p.readErr(ctx, err)
-	}
-	if err := p.admit(ctx, w); err != nil {
-		return p.readErr(ctx, err)
+	var w *world
+	var idx frameIndex
+	if pre != nil && pre.admittedIn != nil && !pre.admittedIn.dead.Load() {
+		w, idx = pre.admittedIn, pre.admitted
+	} else {
+		var err error
+		if w, err = p.mainWorld(ctx); err != nil {
+			return p.readErr(ctx, err)
+		}
+		if idx, err = p.admitIndex(ctx, w); err != nil {
+			return p.readErr(ctx, err)
+		}
 	}
 	for depth := 0; depth <= maxFrameDepth; depth++ {
-		p.tagChildFrames(ctx, w)
+		p.tagChildFramesIn(ctx, w, idx) // the main world's index, read by its admission
+		idx = nil
 		r, err := invoke(ctx, p, w, jsHitFrame, pointArgs{X: x, Y: y})
 		if err != nil {
 			return p.readErr(ctx, err)
@@ -62,11 +76,13 @@ func (p *Page) focusAllowed(ctx context.Context) error {
 	if err != nil {
 		return p.readErr(ctx, err)
 	}
-	if err := p.admit(ctx, w); err != nil {
+	idx, err := p.admitIndex(ctx, w)
+	if err != nil {
 		return p.readErr(ctx, err)
 	}
 	for depth := 0; depth <= maxFrameDepth; depth++ {
-		p.tagChildFrames(ctx, w)
+		p.tagChildFramesIn(ctx, w, idx) // the main world's index, read by its admission
+		idx = nil
 		r, err := invoke(ctx, p, w, jsFocusFrame, none{})
 		if err != nil {
 			return p.readErr(ctx, err)

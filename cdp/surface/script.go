@@ -77,6 +77,7 @@ var (
 	jsReadChecked = jsFn[none, checkedResult]{name: "readChecked"}
 	jsScroll      = jsFn[scrollArgs, scrollResult]{name: "scroll"}
 	jsIdentity    = jsFn[none, identityResult]{name: "identity"}
+	jsNavState    = jsFn[none, navStateResult]{name: "navState"}
 	jsRead        = jsFn[readArgs, readResult]{name: "read"}
 	jsWait        = jsFn[waitArgs, waitResult]{name: "wait", await: true}
 	jsSettle      = jsFn[settleArgs, settleResult]{name: "settle", await: true}
@@ -194,6 +195,17 @@ type (
 		URL        string `json:"url"`
 		Title      string `json:"title"`
 		ReadyState string `json:"readyState"`
+	}
+	navStateResult struct {
+		pageErr
+		URL   string `json:"url"`
+		Title string `json:"title"`
+		Seq   int    `json:"seq"`
+		Last  *struct {
+			URL          string `json:"url"`
+			SameDocument bool   `json:"sameDocument"`
+			Download     bool   `json:"download"`
+		} `json:"last"`
 	}
 	readResult struct {
 		pageErr

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -758,6 +759,12 @@ func (p *Page) frameWorld(ctx context.Context, fid cdproto.FrameID) (*world, err
 // the keys. Same-origin frames are walked inline by the page script and
 // need no key, but tagging them is harmless.
 func (p *Page) tagChildFrames(ctx context.Context, w *world) map[string]cdproto.FrameID {
+	return p.tagChildFramesIn(ctx, w, nil)
+}
+
+// tagChildFramesIn is tagChildFrames with the frame index of w's session
+// just read (by admitIndex), or nil to read the frame tree.
+func (p *Page) tagChildFramesIn(ctx context.Context, w *world, idx frameIndex) map[string]cdproto.FrameID {
 	var kids []cdproto.FrameID
 	// Out-of-process children are not in this session's frame tree.
 	p.mu.Lock()
@@ -767,8 +774,14 @@ func (p *Page) tagChildFrames(ctx context.Context, w *world) map[string]cdproto.
 		}
 	}
 	p.mu.Unlock()
-	tree, err := cdproto.Call(ctx, w.sess, page.GetFrameTree, cdproto.Empty{})
-	if err == nil && tree.FrameTree != nil {
+	if idx != nil {
+		oop := len(kids)
+		for fid, n := range idx {
+			if n.parent == w.frame && !slices.Contains(kids[:oop], fid) {
+				kids = append(kids, fid)
+			}
+		}
+	} else if tree, err := cdproto.Call(ctx, w.sess, page.GetFrameTree, cdproto.Empty{}); err == nil && tree.FrameTree != nil {
 		if node := findFrame(tree.FrameTree, w.frame); node != nil {
 			for _, c := range node.ChildFrames {
 				if c.Frame != nil {

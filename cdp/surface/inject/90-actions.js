@@ -22,6 +22,15 @@ function editableKind(el) {
 // prepare resolves the target and checks it for the action kind. It keeps
 // the element for the follow-up calls of the same action.
 function prepare(a) {
+  // The document's navigation count before anything happens, for navState
+  // after the action.
+  const navSeq = NAVS.seq;
+  const r = prepareFor(a);
+  if (!r.err) r.navSeq = navSeq;
+  return r;
+}
+
+function prepareFor(a) {
   const r = guard(a);
   if (r.err) return r;
   const el = r.el;

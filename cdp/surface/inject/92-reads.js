@@ -2,6 +2,24 @@
 // Reads of the document's identity and text.
 // A part of the page script: see 99-api.js.
 
+// NAVS counts the navigations this document started (the Navigation API's
+// navigate event, which fires in every world, synchronously when one
+// starts: a link, a form, location, history.pushState, a fragment), and
+// keeps the last. The browser's own events of a navigation may come after
+// the acknowledgement of the input that caused it; this count does not.
+const NAVS = { seq: 0, last: null };
+if (typeof navigation !== 'undefined') {
+  navigation.addEventListener('navigate', e => {
+    NAVS.seq++;
+    NAVS.last = { url: e.destination.url, sameDocument: e.destination.sameDocument, download: e.downloadRequest != null };
+  });
+}
+
+// navState is the document's URL, title and navigation count now.
+function navState() {
+  return { url: location.href, title: document.title, seq: NAVS.seq, last: NAVS.last };
+}
+
 function identity(a) {
   return { ok: true, url: location.href, title: document.title, readyState: document.readyState };
 }

@@ -20,7 +20,7 @@ const WRONG_DOCUMENT = 'wrong-document';
 
 const ENTRY = Object.freeze({
   snapshot, more, expand, frameOrder, frameBox, prepare, readBack, readChecked, scroll,
-  identity, read, wait, settle, count, hitFrame, focusFrame, frameLayout, afterFrame,
+  identity, navState, read, wait, settle, count, hitFrame, focusFrame, frameLayout, afterFrame,
   // With an element (Runtime.callFunctionOn) or returning elements (kept as
   // remote objects, not values).
   tagFrame, closedHosts, pendingElement, elementOf,
