@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	cdproto "github.com/chromedp/cdproto/cdp"
+
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -211,4 +213,36 @@ func TestTypeSlowly(t *testing.T) {
 	}
 	_, err = p.TypeText(ctx, Target{Label: "Keys"}, strings.Repeat("x", MaxSlowlyChars+1), TypeOptions{Slowly: true})
 	wantCode(t, err, fsm.LimitExceeded)
+}
+
+// unorderedSession hides SubscribeEvents: the page then merges one
+// subscription per method onto its one channel.
+type unorderedSession struct{ cdproto.Session }
+
+// TestUnorderedSessionEvents: a session without one ordered event stream
+// still feeds the page (navigation effects, the end of the session).
+func TestUnorderedSessionEvents(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
+	b := sharedBrowser(t)
+	sess, id := b.newTab(t)
+	ctx := tctx(t)
+	p := must(New(ctx, unorderedSession{sess}, Options{}))(t)
+	defer p.Close()
+	if p.diag.ordered {
+		t.Fatal("the wrapper's events are not one ordered stream")
+	}
+	base := effectSite(t).URL
+	must(p.Navigate(ctx, base+"/fx"))(t)
+	r := must(p.Click(ctx, Target{Role: "link", Name: "Next page"}))(t)
+	if n := r.Navigation; n == nil || n.URL != base+"/fx2" {
+		t.Fatalf("link: %s", compact(t, r))
+	}
+	if err := b.closeTarget(id); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.gone:
+	case <-ctx.Done():
+		t.Fatal("the page did not see its session end")
+	}
 }

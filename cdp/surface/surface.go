@@ -22,7 +22,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -185,21 +184,19 @@ func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error)
 	evctx, stop := context.WithCancel(context.Background())
 	p.life, p.stop = evctx, stop
 	p.watchContexts(ctx, sess, false) // before setup enables Runtime, which reports every context
-	subs := p.subscribe(sess)
+	evs, cancelEvents := p.subscribe(sess)
 	// The main frame id (the target id, fixed for the page's life) is read
 	// before the event goroutine starts, which reads it.
 	tree, err := cdproto.Call(ctx, sess, page.GetFrameTree, cdproto.Empty{})
 	if err != nil {
-		for _, s := range subs {
-			s.cancel()
-		}
+		cancelEvents()
 		stop()
 		return nil, p.readErr(ctx, err)
 	}
 	p.main = tree.FrameTree.Frame.ID
 	p.mainURL = tree.FrameTree.Frame.URL
 	p.wg.Add(1)
-	go p.events(evctx, subs)
+	go p.events(evctx, evs, cancelEvents)
 	if d, ok := sess.(interface{ Done() <-chan struct{} }); ok {
 		p.wg.Add(1)
 		go func() {
@@ -268,13 +265,6 @@ func (p *Page) isGone() bool {
 
 // ------------------------------------------------------------------ events
 
-type sub struct {
-	method  string
-	ch      <-chan jsonv2.Value
-	ordered <-chan cdp.Event // instead of ch: every method, in order
-	cancel  func()
-}
-
 var pageEvents = []string{
 	"Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded",
 	"Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed",
@@ -292,74 +282,97 @@ type orderedEvents interface {
 	SubscribeEvents(methods ...string) (<-chan cdp.Event, func())
 }
 
-func (p *Page) subscribe(s cdproto.Session) []sub {
+// subscribe returns the page's events on one channel and its cancel, which
+// returns once nothing more is sent on it.
+func (p *Page) subscribe(s cdproto.Session) (<-chan cdp.Event, func()) {
 	if o, ok := s.(orderedEvents); ok {
 		// One ordered stream: a console message is then read after the
 		// creation of the execution context it names, never after that of a
 		// later context reusing its id.
 		ch, cancel := o.SubscribeEvents(pageEvents...)
 		p.diag.ordered = true
-		return []sub{{method: "", ordered: ch, cancel: cancel}}
+		return ch, cancel
 	}
-	out := make([]sub, 0, len(pageEvents))
-	for _, m := range pageEvents {
+	return mergeEvents(s, pageEvents)
+}
+
+// mergeEvents subscribes to each method of a session that has no ordered
+// stream and forwards their events onto one channel (in order per method
+// only). The channel closes when every subscription has closed (the
+// session ended) or after cancel, which waits for the forwarders.
+func mergeEvents(s cdproto.Session, methods []string) (<-chan cdp.Event, func()) {
+	out := make(chan cdp.Event, 256)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	cancels := make([]func(), 0, len(methods))
+	for _, m := range methods {
 		ch, cancel := s.Subscribe(m)
-		out = append(out, sub{method: m, ch: ch, cancel: cancel})
+		cancels = append(cancels, cancel)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case v, ok := <-ch:
+					if !ok {
+						return
+					}
+					select {
+					case out <- cdp.Event{Method: m, Params: v}:
+					case <-stop:
+						return
+					}
+				case <-stop:
+					return
+				}
+			}
+		}()
 	}
-	return out
+	closed := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(out)
+		close(closed)
+	}()
+	var once sync.Once
+	return out, func() {
+		once.Do(func() {
+			close(stop)
+			for _, c := range cancels {
+				c()
+			}
+			<-closed
+		})
+	}
 }
 
 // events is the one goroutine that reads the page session's events.
-func (p *Page) events(ctx context.Context, subs []sub) {
+func (p *Page) events(ctx context.Context, evs <-chan cdp.Event, cancel func()) {
 	defer p.wg.Done()
-	defer func() {
-		for _, s := range subs {
-			s.cancel()
-		}
-	}()
-	cases := make([]reflect.SelectCase, 0, len(subs)+1)
-	cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ctx.Done())})
-	if len(subs) == 1 && subs[0].ordered != nil {
-		for {
-			select {
-			case <-ctx.Done():
+	defer cancel()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-evs:
+			if !ok {
+				p.markGone() // the session ended
 				return
-			case ev, ok := <-subs[0].ordered:
+			}
+			p.handle(ctx, ev.Method, ev.Params)
+		case done := <-p.barrier:
+			// Handle what is queued now, then answer.
+			for n := len(evs); n > 0; n-- {
+				ev, ok := <-evs
 				if !ok {
-					p.markGone() // the session ended
+					p.markGone()
+					close(done)
 					return
 				}
 				p.handle(ctx, ev.Method, ev.Params)
-			case done := <-p.barrier:
-				// Handle what is queued now, then answer.
-				for n := len(subs[0].ordered); n > 0; n-- {
-					ev, ok := <-subs[0].ordered
-					if !ok {
-						p.markGone()
-						close(done)
-						return
-					}
-					p.handle(ctx, ev.Method, ev.Params)
-				}
-				close(done)
 			}
+			close(done)
 		}
-	}
-	for _, s := range subs {
-		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(s.ch)})
-	}
-	for {
-		i, v, ok := reflect.Select(cases)
-		if i == 0 {
-			return
-		}
-		if !ok {
-			// The session ended: every subscription closes with it.
-			p.markGone()
-			return
-		}
-		raw := v.Interface().(jsonv2.Value)
-		p.handle(ctx, subs[i-1].method, raw)
 	}
 }
 
