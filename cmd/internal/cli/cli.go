@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
@@ -34,7 +35,17 @@ type UsageError = cmdutil.UsageError
 // extra adds verbs that live outside this package (serve, mcp), so the CLI
 // itself imports no browser code.
 func Main(args []string, in io.Reader, out, errw io.Writer, extra ...func(*Factory) *cobra.Command) int {
-	f := &Factory{IO: cmdutil.IO{In: in, Out: out, Err: errw}}
+	return Run(&Factory{IO: cmdutil.IO{In: in, Out: out, Err: errw}}, args, extra...)
+}
+
+// Run runs the CLI with f and returns the exit code. A test's Factory
+// reaches a route table of its own instead of a Runner (f.Runner), so each
+// verb's parsing and presentation are tested without a browser.
+func Run(f *Factory, args []string, extra ...func(*Factory) *cobra.Command) int {
+	in, out, errw := f.IO.In, f.IO.Out, f.IO.Err
+	if in == nil {
+		in = strings.NewReader("")
+	}
 	root := NewRootCmd(f)
 	// --json is known before parsing (after the flag's registration, which
 	// sets its default), so a flag mistake is reported in JSON too.

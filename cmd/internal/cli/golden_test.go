@@ -1,0 +1,298 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from what the commands print")
+
+// fakeRunner is a route table standing in for the Runner: each route it
+// serves records the request the command built and answers a fixed result.
+// The command line is tested alone with it: what it parses into a request,
+// and how it presents the result, with no Runner and no browser.
+type fakeRunner struct {
+	rt  *localapi.Routes
+	got map[string]any // route name -> the request it received
+}
+
+func newFakeRunner() *fakeRunner {
+	return &fakeRunner{rt: &localapi.Routes{}, got: map[string]any{}}
+}
+
+// answer serves route r with resp (or err) and records its request.
+func answer[Req, Resp any](f *fakeRunner, r localapi.Route[Req, Resp], resp Resp, err error) {
+	localapi.Serve(f.rt, r, func(_ context.Context, req Req) (Resp, error) {
+		f.got[r.Name] = req
+		return resp, err
+	})
+}
+
+// runFake runs the CLI on fr and returns its exit code, stdout and stderr.
+func runFake(fr *fakeRunner, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	f := &Factory{IO: cmdutil.IO{Out: &out, Err: &errb}, Runner: fr.rt}
+	code := Run(f, args, NewCmdDiscover, NewCmdBridge)
+	return code, out.String(), errb.String()
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var (
+	started = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	page1   = localapi.PageInfo{ID: "p-1", Browser: "b-1", URL: "https://a.example/", Title: "A"}
+	browser = localapi.BrowserInfo{ID: "b-1", Mode: localapi.ModeEphemeral, State: "ready", Generation: 1, Headless: true, Pages: []localapi.PageInfo{page1}}
+	attach  = localapi.AttachResult{Browser: browser, Product: "chrome", NextAction: "list pages", EndpointOwnership: "verified", SideEffects: map[string]bool{"launched_browser": false}}
+)
+
+// verbCase is one command line: the request it must send on its route,
+// the answer it gets, and what it must print.
+type verbCase struct {
+	name  string   // the golden file's name
+	args  []string // without --json
+	route string   // the route it calls
+	want  any      // the request it sends there
+	serve func(*fakeRunner)
+	human string // a line the human form contains
+}
+
+func verbCases(t *testing.T) []verbCase {
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	act := func(name string, args []string, want localapi.ActRequest, res string, human string) verbCase {
+		return verbCase{name: name, args: args, route: localapi.Act.Name, want: want, human: human,
+			serve: func(f *fakeRunner) { answer(f, localapi.Act, json.RawMessage(res), nil) }}
+	}
+	return []verbCase{
+		{name: "launch", args: []string{"launch", "--managed", "work", "--headed", "--allow", "https://a.example"}, route: "launch",
+			want:  localapi.LaunchRequest{Managed: "work", Headless: ptr(false), Allow: []string{"https://a.example"}},
+			serve: func(f *fakeRunner) { answer(f, localapi.Launch, browser, nil) }, human: "browser b-1 (owned_ephemeral)"},
+		{name: "status", args: []string{"status"}, route: "status", want: struct{}{},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.GetStatus, localapi.Status{Runner: localapi.RunnerInfo{Version: "v1.2.3", PID: 42, Started: started, Sandbox: localapi.Sandbox{Enabled: true}, PromptPress: localapi.Availability{Available: true}, Env: map[string]string{}}, Browsers: []localapi.BrowserInfo{browser}, Capabilities: map[string]bool{"browser_managed_profile": true}}, nil)
+			}, human: "runner v1.2.3, pid 42"},
+		{name: "pages", args: []string{"pages", "b-1"}, route: "pages", want: localapi.BrowserRequest{Browser: "b-1"},
+			serve: func(f *fakeRunner) { answer(f, localapi.Pages, []localapi.PageInfo{page1}, nil) }, human: "p-1"},
+		{name: "open", args: []string{"open", "b-1", "https://a.example/"}, route: "open", want: localapi.OpenRequest{Browser: "b-1", URL: "https://a.example/"},
+			serve: func(f *fakeRunner) { answer(f, localapi.Open, page1, nil) }, human: "page p-1"},
+		{name: "goto", args: []string{"goto", "p-1", "https://a.example/"}, route: "goto", want: localapi.GotoRequest{Page: "p-1", URL: "https://a.example/"},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Goto, localapi.NavResult{Page: "p-1", URL: "https://a.example/", Title: "A", Status: 200}, nil)
+			}, human: "https://a.example/"},
+		{name: "read", args: []string{"read", "p-1", "--max", "10"}, route: "read", want: localapi.ReadRequest{Page: "p-1", MaxChars: 10},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Read, localapi.ReadResult{Page: "p-1", Text: "Hello", Chars: 5}, nil)
+			}, human: "Hello"},
+		{name: "screenshot", args: []string{"screenshot", "p-1", "-o", shot, "--full-page"}, route: "screenshot", want: localapi.ScreenshotRequest{Page: "p-1", FullPage: true},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Screenshot, localapi.ScreenshotResult{Page: "p-1", PNG: []byte("\x89PNG"), Width: 800, Height: 600}, nil)
+			}, human: "(800x600, 4 bytes)"},
+		{name: "eval", args: []string{"eval", "p-1", "1 + 1"}, route: "eval", want: localapi.EvalRequest{Page: "p-1", Expr: "1 + 1"},
+			serve: func(f *fakeRunner) { answer(f, localapi.Eval, localapi.EvalResult{Page: "p-1", Value: 2.0}, nil) }, human: "2"},
+		{name: "close", args: []string{"close", "b-1"}, route: "close", want: localapi.BrowserRequest{Browser: "b-1"},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Close, localapi.CloseResult{Browser: "b-1", Mode: localapi.ModeEphemeral, Teardown: "closed"}, nil)
+			}, human: "browser b-1 closed"},
+		{name: "stop", args: []string{"stop"}, route: "stop", want: struct{}{},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Stop, localapi.StopResult{Stopped: true, BrowsersClosed: 1}, nil)
+				answer(f, localapi.Ping, localapi.PingResult{}, localapi.ErrUnreachable) // gone at once
+			}},
+		{name: "attach", args: []string{"attach", "--endpoint", "127.0.0.1:9222", "--allow", "https://a.example", "--press-prompt"}, route: "attach",
+			want:  localapi.AttachRequest{Endpoint: "127.0.0.1:9222", Allow: []string{"https://a.example"}, PressPrompt: true},
+			serve: func(f *fakeRunner) { answer(f, localapi.Attach, attach, nil) }, human: "attached browser b-1 (chrome)"},
+		{name: "attach-offer", args: []string{"attach", "--offer", "o-1", "--allow", "https://a.example"}, route: "attach_offer",
+			want:  localapi.AttachOfferRequest{Offer: "o-1", Allow: []string{"https://a.example"}},
+			serve: func(f *fakeRunner) { answer(f, localapi.AttachOffer, attach, nil) }, human: "a tab shared from the extension"},
+		{name: "reconnect", args: []string{"reconnect", "b-1"}, route: "reconnect", want: localapi.BrowserRequest{Browser: "b-1"},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Reconnect, localapi.ReconnectResult{Browser: "b-1", Generation: 2, CapabilitiesInvalidated: true, Attempts: 1}, nil)
+			}, human: "generation 2"},
+		{name: "snapshot", args: []string{"snapshot", "p-1", "--interactive", "--scope-css", "main", "--max", "500"}, route: "snapshot",
+			want: localapi.SnapshotRequest{Page: "p-1", Interactive: true, MaxChars: 500, Scope: &localapi.Target{CSS: "main"}},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Snapshot, json.RawMessage(`{"page":"p-1","snapshotId":"s-1","url":"https://a.example/","title":"A","text":"- button \"Go\" [e1]","cursor":"c-1","refs":1,"lines":1,"chars":17,"complete":false,"document":"d-1"}`), nil)
+			}, human: "webcodex snapshot p-1 --cursor c-1"},
+		act("click", []string{"click", "p-1", "--role", "button", "--name", "Go"}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{Role: "button", Name: "Go"}},
+			`{"page":"p-1","action":"click","role":"button","tag":"button"}`, `click: ok role="button"`),
+		act("type", []string{"type", "p-1", "--label", "Name", "--value", "ada"}, localapi.ActRequest{Page: "p-1", Action: "type", Target: &localapi.Target{Label: "Name"}, Text: "ada"},
+			`{"page":"p-1","action":"type","role":"textbox","requested":3,"delivered":3}`, "requested=3 delivered=3"),
+		act("hover", []string{"hover", "p-1", "--text", "Menu"}, localapi.ActRequest{Page: "p-1", Action: "hover", Target: &localapi.Target{Text: "Menu"}},
+			`{"page":"p-1","action":"hover","role":"menuitem"}`, "hover: ok"),
+		act("fill", []string{"fill", "p-1", "--placeholder", "Name", "--value", ""}, localapi.ActRequest{Page: "p-1", Action: "fill", Target: &localapi.Target{Placeholder: "Name"}},
+			`{"page":"p-1","action":"fill","role":"textbox","noop":true}`, "fill: ok"),
+		act("uncheck", []string{"uncheck", "p-1", "--ref", "e3", "--snapshot", "s-1"}, localapi.ActRequest{Page: "p-1", Action: "uncheck", Target: &localapi.Target{Ref: "e3", SnapshotID: "s-1"}},
+			`{"page":"p-1","action":"uncheck","checked":false}`, "checked=false"),
+		act("press", []string{"press", "p-1", "--key", "Enter"}, localapi.ActRequest{Page: "p-1", Action: "press", Keys: "Enter"},
+			`{"page":"p-1","action":"press"}`, "press: ok"),
+		act("select", []string{"select", "p-1", "--css", "#pick", "--option", "b", "--index", "0"}, localapi.ActRequest{Page: "p-1", Action: "select", Target: &localapi.Target{CSS: "#pick", Index: ptr(0)}, Values: []string{"b"}},
+			`{"page":"p-1","action":"select","selected":["b"]}`, `selected=["b"]`),
+		act("check", []string{"check", "p-1", "--testid", "ok"}, localapi.ActRequest{Page: "p-1", Action: "check", Target: &localapi.Target{TestID: "ok"}},
+			`{"page":"p-1","action":"check","checked":true}`, "checked=true"),
+		act("scroll", []string{"scroll", "p-1", "--to", "bottom"}, localapi.ActRequest{Page: "p-1", Action: "scroll", To: "bottom"},
+			`{"page":"p-1","action":"scroll","scroll":{"atBottom":true,"atTop":false,"y":2400,"height":3000,"viewport":600}}`, `"atBottom":true`),
+		act("upload", []string{"upload", "p-1", "--css", "#file", "--file", "a.txt"}, localapi.ActRequest{Page: "p-1", Action: "upload", Target: &localapi.Target{CSS: "#file"}, Files: []string{"a.txt"}},
+			`{"page":"p-1","action":"upload","files":["a.txt"]}`, `files=["a.txt"]`),
+		act("dialog", []string{"dialog", "p-1", "--accept", "--text", "yes"}, localapi.ActRequest{Page: "p-1", Action: "dialog", Accept: ptr(true), Text: "yes"},
+			`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`, `"accepted":true`),
+		{name: "wait", args: []string{"wait", "p-1", "--for", "text", "--for-text", "done", "--timeout", "2s"}, route: "wait",
+			want: localapi.WaitRequest{Page: "p-1", Condition: "text", Text: "done", TimeoutMS: 2000},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Wait, json.RawMessage(`{"page":"p-1","found":true,"condition":"text","elapsedMs":12}`), nil)
+			}, human: "text: found=true after 12ms"},
+		{name: "console", args: []string{"console", "p-1", "--since", "3", "--errors", "--clear"}, route: "console",
+			want: localapi.DiagRequest{Page: "p-1", Since: 3, ErrorsOnly: true, Clear: true},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Console, json.RawMessage(`{"page":"p-1","entries":[{"seq":4,"kind":"console","level":"error","origin":"https://a.example","text":"boom"}],"next":4,"discarded":"diagnostic_events_discarded"}`), nil)
+			}, human: "(next: --since 4)"},
+		{name: "network", args: []string{"network", "p-1"}, route: "network", want: localapi.DiagRequest{Page: "p-1"},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Network, json.RawMessage(`{"page":"p-1","entries":[{"seq":1,"kind":"request","level":"info","url":"https://a.example/x","method":"GET","status":200}],"next":1,"inFlight":0}`), nil)
+			}, human: `"method":"GET"`},
+		{name: "probe", args: []string{"probe", "p-1", "--action", "click", "--css", "button"}, route: "probe",
+			want: localapi.ProbeRequest{ActRequest: localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{CSS: "button"}}},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Probe, json.RawMessage(`{"page":"p-1","before":{"document":"d-1","url":"https://a.example/","title":"A"},"documentChanged":false,"action":{"action":"click","tag":"button"},"consoleErrors":[],"settled":true,"inFlight":0}`), nil)
+			}, human: `"settled":true`},
+		{name: "close-page", args: []string{"close-page", "p-2"}, route: "close_page", want: localapi.ClosePageRequest{Page: "p-2"},
+			serve: func(f *fakeRunner) { answer(f, localapi.ClosePage, map[string]any{"page": "p-2", "closed": true}, nil) }, human: "closed p-2"},
+		{name: "discover", args: []string{"discover"}, route: "discover", want: struct{}{},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Discover, localapi.DiscoverResult{Launch: localapi.LaunchAvailability{Available: true, Product: "chromium"}, ManagedProfiles: []string{"work"},
+					Attach: []localapi.AttachCandidate{{Name: "google-chrome", Product: "chrome", State: "debugging_off", Next: "turn on remote debugging"}}, ExtensionBridge: true,
+					Offers: []localapi.BridgeOffer{{ID: "o-1", Origin: "https://a.example", Title: "A", Expires: started}}}, nil)
+			}, human: "shared tab: offer o-1"},
+		{name: "bridge-status", args: []string{"bridge", "status"}, route: "bridge_status", want: struct{}{},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.GetBridgeStatus, localapi.BridgeStatus{Installed: true, Listening: true, Connected: 1, Offers: 1}, nil)
+			}, human: "installed: true"},
+	}
+}
+
+// TestVerbsAgainstAFakeRunner runs every verb that reaches the Runner
+// against a route table: the request each sends is exactly the one its
+// flags say, its --json output is its golden file (go test -update
+// rewrites them), and its human form says what it did.
+func TestVerbsAgainstAFakeRunner(t *testing.T) {
+	for _, c := range verbCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			fr := newFakeRunner()
+			c.serve(fr)
+			code, out, errs := runFake(fr, append(c.args, "--json")...)
+			if code != ExitOK {
+				t.Fatalf("exit %d, stderr %q", code, errs)
+			}
+			if got := fr.got[c.route]; !reflect.DeepEqual(got, c.want) {
+				t.Errorf("request on %s:\ngot  %#v\nwant %#v", c.route, got, c.want)
+			}
+			if len(fr.got) != 1+boolInt(fr.got[localapi.Ping.Name] != nil) {
+				t.Errorf("routes called: %v, want only %s", keys(fr.got), c.route)
+			}
+			golden(t, c.name, out)
+
+			fr = newFakeRunner()
+			c.serve(fr)
+			code, out, errs = runFake(fr, c.args...)
+			if code != ExitOK || !strings.Contains(out, c.human) {
+				t.Errorf("human form: exit %d, stdout %q (stderr %q), want it to contain %q", code, out, errs, c.human)
+			}
+		})
+	}
+}
+
+// TestFakeRunnerRefusalPresented: a refusal from the Runner is presented
+// with its code, its exit class and, in --json, the fields that say what it
+// is about.
+func TestFakeRunnerRefusalPresented(t *testing.T) {
+	fr := newFakeRunner()
+	ref := fsm.Refuse(fsm.ConsentRequired, "approval request ar-1: a person must approve")
+	ref.ApprovalID = "ar-1"
+	answer(fr, localapi.Attach, localapi.AttachResult{}, ref)
+	code, out, errs := runFake(fr, "attach", "--profile-dir", "/p", "--json")
+	if code != ExitRefused || !strings.Contains(errs, string(fsm.ConsentRequired)) {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	golden(t, "attach-consent-required", out)
+}
+
+// TestUsageMistakesNeverReachTheRunner: a command line the verb refuses
+// sends nothing.
+func TestUsageMistakesNeverReachTheRunner(t *testing.T) {
+	for _, args := range [][]string{
+		{"click", "p-1"},
+		{"type", "p-1", "--css", "input"},
+		{"attach", "--offer", "o-1", "--endpoint", "127.0.0.1:1"},
+		{"dialog", "p-1", "--accept", "--dismiss"},
+		{"launch", "--headless", "--headed"},
+	} {
+		fr := newFakeRunner()
+		answer(fr, localapi.Act, json.RawMessage(`{}`), nil)
+		answer(fr, localapi.AttachOffer, attach, nil)
+		answer(fr, localapi.Launch, browser, nil)
+		if code, _, _ := runFake(fr, args...); code != ExitUsage || len(fr.got) != 0 {
+			t.Errorf("%v: exit %d, routes called %v; want %d and none", args, code, keys(fr.got), ExitUsage)
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func keys(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// golden compares one --json output with testdata/NAME.golden.
+func golden(t *testing.T, name, out string) {
+	t.Helper()
+	file := filepath.Join("testdata", name+".golden")
+	out = pathless(out)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("no golden output (go test ./cmd/internal/cli -run %s -update): %v", t.Name(), err)
+	}
+	if out != string(want) {
+		t.Errorf("--json output changed (run with -update after an intended change):\ngot\n%s\nwant\n%s", out, want)
+	}
+}
+
+// pathless replaces the test's temporary directory (screenshot -o) with a
+// fixed name, so the golden output does not depend on it.
+func pathless(out string) string {
+	var v map[string]any
+	if json.Unmarshal([]byte(out), &v) != nil {
+		return out
+	}
+	if f, ok := v["file"].(string); ok {
+		out = strings.ReplaceAll(out, f, "shot.png")
+	}
+	return out
+}
