@@ -15,7 +15,8 @@ var (
 
 // DownloadsRequest lists a browser's downloads; WaitMS > 0 first waits, at
 // most that long (bounded by the Runner), until none is in progress (or,
-// with ID, until that one has ended).
+// with ID, until that one has ended). ID is the listing's (d1) or the
+// browser's id an action's result reports for the download it started.
 type DownloadsRequest struct {
 	Browser string `json:"browser"`
 	ID      string `json:"id,omitempty"`

@@ -71,7 +71,8 @@ type downloads struct {
 	changed chan struct{} // closed and replaced at every change
 	seq     int
 
-	quit    chan struct{} // ends the follower
+	onBegin func(browser.EventDownloadWillBegin) // tells the pages
+	quit    chan struct{}                        // ends the follower
 	closing sync.Once
 	wg      sync.WaitGroup
 }
@@ -83,6 +84,10 @@ type download struct {
 	total          int64
 	cancelling     bool
 }
+
+// named reports whether id names d: its listing id (d1), or the browser's
+// id that an action's result reports for the download it started.
+func (d *download) named(id string) bool { return id == d.id || id == d.guid }
 
 func (d *download) info() localapi.DownloadInfo {
 	return localapi.DownloadInfo{ID: d.id, FileName: d.name, State: d.state, ReceivedBytes: d.received, TotalBytes: d.total, Reason: d.reason}
@@ -119,7 +124,14 @@ func (b *Browser) jailDownloads(ctx context.Context, launchDir string) error {
 	if limit <= 0 {
 		limit = DefaultMaxDownloadBytes
 	}
-	dl, err := startDownloads(ctx, b.c(), dir, limit)
+	// The action in progress on the page that started a download reports
+	// it; each page ignores frames not its own.
+	began := func(ev browser.EventDownloadWillBegin) {
+		for _, p := range b.pageList() {
+			p.surf.NoteDownload(string(ev.FrameID), ev.GUID, ev.URL, ev.SuggestedFilename)
+		}
+	}
+	dl, err := startDownloads(ctx, b.c(), dir, limit, began)
 	if err != nil {
 		return err
 	}
@@ -132,8 +144,8 @@ func (b *Browser) jailDownloads(ctx context.Context, launchDir string) error {
 // startDownloads sets the browser's download behaviour to the jail dir and
 // follows its downloads until the connection ends or close: the events are
 // subscribed first, so none is missed.
-func startDownloads(ctx context.Context, conn *cdp.Conn, dir string, limit int64) (*downloads, error) {
-	dl := &downloads{dir: dir, cap: limit, byGUID: map[string]*download{}, changed: make(chan struct{}), quit: make(chan struct{})}
+func startDownloads(ctx context.Context, conn *cdp.Conn, dir string, limit int64, onBegin func(browser.EventDownloadWillBegin)) (*downloads, error) {
+	dl := &downloads{dir: dir, cap: limit, byGUID: map[string]*download{}, changed: make(chan struct{}), quit: make(chan struct{}), onBegin: onBegin}
 	began, stopBegan := conn.Browser().Subscribe(browser.DownloadWillBegin.Method)
 	progress, stopProgress := conn.Browser().Subscribe(browser.DownloadProgress.Method)
 	_, err := cdproto.Call(ctx, conn.Browser(), browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
@@ -176,6 +188,8 @@ func (dl *downloads) follow(conn *cdp.Conn, began, progress <-chan jsonv2.Value)
 			if jsonv2.Unmarshal(raw, &ev) == nil {
 				if reason := dl.begin(ev); reason != "" {
 					dl.cancel(conn, ev.GUID, reason)
+				} else if dl.onBegin != nil {
+					dl.onBegin(ev)
 				}
 			}
 		case raw, ok := <-progress:
@@ -311,8 +325,8 @@ func (dl *downloads) list(id string) ([]localapi.DownloadInfo, bool, bool, <-cha
 	ended, found := true, id == ""
 	for _, d := range dl.order {
 		out = append(out, d.info())
-		if id == "" || d.id == id {
-			found = found || d.id == id
+		if id == "" || d.named(id) {
+			found = found || d.named(id)
 			if d.state == downloadInProgress {
 				ended = false
 			}
@@ -393,7 +407,7 @@ func (r *Runner) SaveDownload(ctx context.Context, req localapi.SaveDownloadRequ
 	defer dl.mu.Unlock()
 	var d *download
 	for _, x := range dl.order {
-		if x.id == req.ID {
+		if x.named(req.ID) {
 			d = x
 		}
 	}

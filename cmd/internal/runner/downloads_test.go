@@ -91,17 +91,22 @@ func TestDownloadsJailed(t *testing.T) {
 		list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID})
 		return err == nil && len(list.Downloads) == 1
 	})
-	list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, WaitMS: 20000})
+	// An action's result names the download by the browser's id: it
+	// addresses the download as well as d1 does.
+	ob, err := r.browser(b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob.dl.mu.Lock()
+	guid := ob.dl.order[0].guid
+	ob.dl.mu.Unlock()
+	list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, ID: guid, WaitMS: 20000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := list.Downloads[0]
 	if d.State != downloadCompleted || d.FileName != "report.txt" || d.ReceivedBytes != int64(len(report)) {
 		t.Fatalf("download = %+v, want report.txt completed with %d bytes", d, len(report))
-	}
-	ob, err := r.browser(b.ID)
-	if err != nil {
-		t.Fatal(err)
 	}
 	jail := ob.dl.dir
 	raw, _ := json.Marshal(list)
