@@ -145,41 +145,44 @@ func TestActionEffects(t *testing.T) {
 	}
 }
 
-// TestActionEffectDownload: a click that starts a download reports it (the
-// page session's event, or the browser's passed in with NoteDownload).
+// TestActionEffectDownload: a click that starts a download reports it
+// (Chromium tells the page session, once the browser's download behaviour
+// has events enabled); a download told by the browser session's event
+// (NoteDownload) counts only for a frame of this page.
 func TestActionEffectDownload(t *testing.T) {
 	b := sharedBrowser(t)
 	ctx := tctx(t)
-	dir := t.TempDir()
 	br := b.conn.Browser()
-	if err := br.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": dir, "eventsEnabled": true}, nil); err != nil {
+	if err := br.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": t.TempDir(), "eventsEnabled": true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = br.Call(context.Background(), "Browser.setDownloadBehavior", map[string]any{"behavior": "default"}, nil)
 	})
 	p := effectPage(t)
-	events, stop := br.Subscribe("Browser.downloadWillBegin")
-	defer stop()
-	forward := make(chan struct{})
-	go func() {
-		defer close(forward)
-		for raw := range events {
-			var ev struct {
-				FrameID, GUID, URL, SuggestedFilename string
-			}
-			if jsonUnmarshal(raw, &ev) == nil {
-				p.NoteDownload(ev.FrameID, ev.GUID, ev.URL, ev.SuggestedFilename)
-			}
-		}
-	}()
-	defer func() { stop(); <-forward }()
 	r := must(p.Click(ctx, Target{Role: "link", Name: "Get file"}))(t)
 	if r.Download == nil || r.Download.SuggestedFilename != "report.txt" || !strings.HasSuffix(r.Download.URL, "/file.txt") || r.Download.GUID == "" {
 		t.Fatalf("download: %s", compact(t, r))
 	}
 	if r.Navigation != nil {
 		t.Fatalf("a download is not a navigation: %s", compact(t, r))
+	}
+
+	m := p.effectMark()
+	p.NoteDownload("another-page-frame", "g1", "http://127.0.0.1/x", "x.bin")
+	out := &ActionResult{}
+	p.collectEffects(ctx, m, out)
+	if out.Download != nil {
+		t.Fatalf("another page's download reported: %s", compact(t, out))
+	}
+	p.NoteDownload(string(p.main), "g2", "http://127.0.0.1/y", "y.bin")
+	p.NoteDownload(string(p.main), "g2", "http://127.0.0.1/y", "y.bin") // told twice, once by each session
+	p.collectEffects(ctx, m, out)
+	if out.Download == nil || out.Download.GUID != "g2" || out.Download.SuggestedFilename != "y.bin" {
+		t.Fatalf("this page's download: %s", compact(t, out))
+	}
+	if evs, _ := p.effectsSince(m.seq); len(evs) != 1 {
+		t.Fatalf("a download told twice is recorded %d times", len(evs))
 	}
 }
 

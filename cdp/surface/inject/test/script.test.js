@@ -46,6 +46,13 @@ test('API.call passes an element argument (tagFrame)', () => {
   assert.equal(S.API.call('tagFrame', 'n1', { key: 'f2' }, h('div')), false);
 });
 
+test('every file compiles on its own (a syntax error names its file)', () => {
+  const vm = require('node:vm');
+  for (const f of files()) {
+    assert.doesNotThrow(() => new vm.Script(fs.readFileSync(path.join(dir, f), 'utf8'), { filename: f }), f);
+  }
+});
+
 test('every file starts with // @ts-check', () => {
   for (const f of files()) assert.match(fs.readFileSync(path.join(dir, f), 'utf8'), /^\/\/ @ts-check\n/, f);
 });
