@@ -1,6 +1,10 @@
 package mcp
 
 import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
@@ -11,20 +15,29 @@ import (
 // JSON schemas are derived from these types (jsonschema.For) and tightened
 // with enums and bounds in tools.go.
 
-// TargetArg is a semantic element target: give a ref with its snapshotId,
-// or one way of finding the element on the live page.
+// TargetArg names an element: a ref from a snapshot ("e5", or
+// {"ref":"e5","snapshotId":…}), or one way of finding it on the live page
+// ({"role":"button","name":"Save"}, {"label":…}, {"text":…},
+// {"placeholder":…}, {"testId":…}, {"css":…}), optionally with index. It
+// decodes itself, so a malformed target is refused with a hint naming the
+// keys it takes rather than a schema validator's message; its advertised
+// schema is one description (targetSchema), not a copy of these fields in
+// every tool.
 type TargetArg struct {
-	Ref         string `json:"ref,omitempty" jsonschema:"element ref from browser_snapshot, e.g. e12 (or f1e3 inside a frame); needs snapshotId"`
-	SnapshotID  string `json:"snapshotId,omitempty" jsonschema:"the snapshotId of the browser_snapshot the ref came from"`
-	Role        string `json:"role,omitempty" jsonschema:"ARIA role, e.g. button, link, textbox, checkbox, combobox; usually with name"`
-	Name        string `json:"name,omitempty" jsonschema:"accessible name to match together with role, e.g. Submit"`
-	Label       string `json:"label,omitempty" jsonschema:"text of the form field's label, e.g. Email"`
-	Text        string `json:"text,omitempty" jsonschema:"visible text of the element (a text leaf is projected to its nearest actionable ancestor)"`
-	Placeholder string `json:"placeholder,omitempty" jsonschema:"placeholder of an input, e.g. Search"`
-	TestID      string `json:"testId,omitempty" jsonschema:"the element's data-testid"`
-	CSS         string `json:"css,omitempty" jsonschema:"CSS selector (shadow roots: host >>> inner)"`
-	Index       *int   `json:"index,omitempty" jsonschema:"zero-based index among the visible matches, only when several matches are intended"`
+	Ref         string `json:"ref,omitempty"`
+	SnapshotID  string `json:"snapshotId,omitempty"`
+	Role        string `json:"role,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Label       string `json:"label,omitempty"`
+	Text        string `json:"text,omitempty"`
+	Placeholder string `json:"placeholder,omitempty"`
+	TestID      string `json:"testId,omitempty"`
+	CSS         string `json:"css,omitempty"`
+	Index       *int   `json:"index,omitempty"`
 }
+
+// targetHelp is the shape of a target, as hints and descriptions say it.
+const targetHelp = `{"role":"button","name":"Save"}, or one of label, text, placeholder, testId, css (e.g. {"label":"Email"}); add index to pick one of several visible matches`
 
 func (t TargetArg) empty() bool { return t == TargetArg{} }
 
@@ -33,9 +46,56 @@ func (t TargetArg) wire() *localapi.Target {
 		Text: t.Text, Placeholder: t.Placeholder, TestID: t.TestID, CSS: t.CSS, Index: t.Index}
 }
 
+// UnmarshalJSON takes a ref string or a target object with known keys.
+func (t *TargetArg) UnmarshalJSON(b []byte) error {
+	var ref string
+	if err := json.Unmarshal(b, &ref); err == nil {
+		if !refPattern.MatchString(ref) {
+			return fsm.Refusef(fsm.InvalidArgument, "target %q is not a ref (e5, from browser_snapshot); to find an element by what it shows, give target as an object: %s", capText(ref, 40), targetHelp)
+		}
+		*t = TargetArg{Ref: ref}
+		return nil
+	}
+	type plain TargetArg
+	var p plain
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return fsm.Refuse(fsm.InvalidArgument, "target is a ref string (e5) or an object: "+targetHelp)
+	}
+	*t = TargetArg(p)
+	return t.check()
+}
+
+// check refuses a target that names no element, or more than one way.
+func (t TargetArg) check() error {
+	kinds := 0
+	for _, s := range []string{t.Ref, t.Role, t.Label, t.Text, t.Placeholder, t.TestID, t.CSS} {
+		if s != "" {
+			kinds++
+		}
+	}
+	switch {
+	case t.Name != "" && t.Role == "":
+		return fsm.Refuse(fsm.InvalidArgument, `target.name goes with target.role, e.g. {"role":"button","name":"Save"}`)
+	case kinds == 0:
+		return fsm.Refuse(fsm.InvalidArgument, "target names no element: give "+targetHelp)
+	case kinds > 1:
+		return fsm.Refuse(fsm.InvalidArgument, "target gives more than one way to find the element: give one of role (with name), label, text, placeholder, testId, css, or ref")
+	case t.Ref != "" && !refPattern.MatchString(t.Ref):
+		return fsm.Refusef(fsm.InvalidArgument, "target.ref %q is not a ref like e5 (from browser_snapshot)", capText(t.Ref, 40))
+	case t.Index != nil && *t.Index < 0:
+		return fsm.Refuse(fsm.InvalidArgument, "target.index is zero or more")
+	}
+	return nil
+}
+
+// refPattern is a ref as snapshots print it: e5, or f1e3 inside a frame.
+var refPattern = regexp.MustCompile(`^(f[0-9]+)?e[0-9]+$`)
+
 // PageArg names the page a tool acts on.
 type PageArg struct {
-	Page string `json:"page,omitempty" jsonschema:"page (tab) id from browser_tabs or browser_launch; default: the current page"`
+	Page string `json:"page,omitempty"`
 }
 
 // ElementArgs name the page and the element a tool acts on.
@@ -44,13 +104,49 @@ type ElementArgs struct {
 	ElementRef
 }
 
-// ElementRef names an element: ref and snapshotId from a snapshot, or a
-// target object.
+// ElementRef names an element the way Playwright MCP does (ref, with an
+// optional human description), or by target.
 type ElementRef struct {
-	Element    string     `json:"element,omitempty" jsonschema:"human-readable description of the element, for the person reviewing the call (not used to find it)"`
-	Ref        string     `json:"ref,omitempty" jsonschema:"element ref from browser_snapshot, e.g. e12; needs snapshotId. Alternative to target"`
-	SnapshotID string     `json:"snapshotId,omitempty" jsonschema:"the snapshotId of the browser_snapshot the ref came from"`
-	Target     *TargetArg `json:"target,omitempty" jsonschema:"the element by semantics instead of a ref: {role,name}, {label}, {text}, {placeholder}, {testId}, {css}, optionally index"`
+	Element    string     `json:"element,omitempty"`
+	Ref        string     `json:"ref,omitempty" jsonschema:"e5, from browser_snapshot"`
+	SnapshotID string     `json:"snapshotId,omitempty"`
+	Target     *TargetArg `json:"target,omitempty" jsonschema:"or a target, as in browser_click"`
+
+	// latest is the page's latest snapshot, filled in by the server
+	// (fillSnapshot) for a ref given without snapshotId.
+	latest string
+}
+
+// fillSnapshot records the page's latest snapshot for a bare ref. The ref
+// stays fenced: the Runner refuses it as stale when that snapshot's
+// document is gone, and never rebinds it to another snapshot.
+func (e *ElementRef) fillSnapshot(page string, latest func(page string) string) {
+	if e.ref() != "" && e.snapshotID() == "" {
+		e.latest = latest(page)
+	}
+}
+
+func (e *ElementRef) ref() string {
+	if e.Ref == "" && e.Target != nil {
+		return e.Target.Ref
+	}
+	return e.Ref
+}
+
+func (e *ElementRef) snapshotID() string {
+	if e.SnapshotID == "" && e.Target != nil {
+		return e.Target.SnapshotID
+	}
+	return e.SnapshotID
+}
+
+func (a *ElementArgs) fillSnapshot(latest func(page string) string) {
+	a.ElementRef.fillSnapshot(a.Page, latest)
+}
+
+// snapshotFiller is implemented by arguments that may carry a bare ref.
+type snapshotFiller interface {
+	fillSnapshot(latest func(page string) string)
 }
 
 // target returns the one target the arguments name. required says a
@@ -60,59 +156,77 @@ func (e ElementRef) target(required bool) (*localapi.Target, error) {
 	hasTarget := e.Target != nil && !e.Target.empty()
 	switch {
 	case hasRef && hasTarget:
-		return nil, fsm.Refuse(fsm.InvalidArgument, "give ref and snapshotId, or target, not both")
+		return nil, fsm.Refuse(fsm.InvalidArgument, "give ref or target, not both")
 	case hasRef:
-		if e.Ref == "" || e.SnapshotID == "" {
-			return nil, fsm.Refuse(fsm.InvalidArgument, "a ref needs the snapshotId of the snapshot it came from (and the other way round)")
+		if e.Ref == "" {
+			return nil, fsm.Refuse(fsm.InvalidArgument, "snapshotId goes with ref (e5, from that snapshot)")
 		}
-		return (TargetArg{Ref: e.Ref, SnapshotID: e.SnapshotID}).wire(), nil
+		return refTarget(TargetArg{Ref: e.Ref, SnapshotID: e.SnapshotID}, e.latest)
 	case hasTarget:
+		if e.Target.Ref != "" {
+			return refTarget(*e.Target, e.latest)
+		}
 		return e.Target.wire(), nil
 	case required:
-		return nil, fsm.Refuse(fsm.InvalidArgument, "name the element: ref and snapshotId from browser_snapshot, or target {role,name | label | text | placeholder | testId | css}")
+		return nil, fsm.Refuse(fsm.InvalidArgument, "name the element: ref (e5, from browser_snapshot), or target "+targetHelp)
 	}
 	return nil, nil
 }
 
+// refTarget is a ref target with its snapshot: the given one, else the
+// page's latest.
+func refTarget(t TargetArg, latest string) (*localapi.Target, error) {
+	if !refPattern.MatchString(t.Ref) {
+		return nil, fsm.Refusef(fsm.InvalidArgument, "ref %q is not a ref like e5: use one browser_snapshot listed, or name the element with target %s", capText(t.Ref, 40), targetHelp)
+	}
+	if t.SnapshotID == "" {
+		t.SnapshotID = latest
+	}
+	if t.SnapshotID == "" {
+		return nil, fsm.Refusef(fsm.InvalidArgument, "ref %s: this page has no snapshot in this session yet; call browser_snapshot and use a ref it lists", t.Ref)
+	}
+	return t.wire(), nil
+}
+
 // SnapshotAfter asks for a snapshot with an action's result.
 type SnapshotAfter struct {
-	Snapshot bool `json:"snapshot,omitempty" jsonschema:"also return a fresh snapshot of the page after the action (default false: snapshots only when asked)"`
+	Snapshot bool `json:"snapshot,omitempty" jsonschema:"answer with a snapshot too"`
 }
 
 type launchIn struct {
-	Managed  string `json:"managed,omitempty" jsonschema:"name of a private managed profile kept between launches (1-48 of a-z 0-9 -); omit for a fresh temporary profile"`
-	Headless *bool  `json:"headless,omitempty" jsonschema:"run without a window; default true for a temporary profile, false for a managed one (a visible browser needs a display)"`
-	Keep     bool   `json:"keep,omitempty" jsonschema:"with a shared Runner (webcodex mcp --runner): keep the browser when this session ends, for a later session to adopt by id (browser_adopt); otherwise it is closed"`
+	Managed  string `json:"managed,omitempty" jsonschema:"a managed profile (a-z 0-9 -), kept between launches"`
+	Headless *bool  `json:"headless,omitempty" jsonschema:"default: true, false for a managed profile"`
+	Keep     bool   `json:"keep,omitempty" jsonschema:"keep it after the session (browser_adopt)"`
 }
 
 type attachIn struct {
-	Candidate  string `json:"candidate,omitempty" jsonschema:"a candidate name from browser_discover, e.g. google-chrome or chromium"`
-	ProfileDir string `json:"profileDir,omitempty" jsonschema:"instead of candidate: the running browser's profile directory"`
-	Endpoint   string `json:"endpoint,omitempty" jsonschema:"instead of candidate: the debugging endpoint, 127.0.0.1:PORT (loopback only)"`
-	Offer      string `json:"offer,omitempty" jsonschema:"instead of candidate: the offer of a tab the person shared from the webcodex extension (browser_discover lists them)"`
+	Candidate  string `json:"candidate,omitempty" jsonschema:"from browser_discover"`
+	ProfileDir string `json:"profileDir,omitempty" jsonschema:"or its profile directory"`
+	Endpoint   string `json:"endpoint,omitempty" jsonschema:"or its 127.0.0.1:PORT"`
+	Offer      string `json:"offer,omitempty" jsonschema:"or a shared tab's offer"`
 	// The person decides: the request is shown at approval.
-	PressPrompt bool `json:"pressPrompt,omitempty" jsonschema:"ask the person to let webcodex press Chrome's own Allow-remote-debugging prompt for them (Linux X11 with accessibility on)"`
+	PressPrompt bool `json:"pressPrompt,omitempty" jsonschema:"offer to press Chrome's debugging prompt for the person"`
 }
 
 type emptyIn struct{}
 
 type browserIn struct {
-	Browser string `json:"browser,omitempty" jsonschema:"browser id from browser_status; default: the current browser"`
+	Browser string `json:"browser,omitempty" jsonschema:"default: the current one"`
 }
 
 type navigateIn struct {
 	PageArg
-	URL string `json:"url" jsonschema:"absolute http or https URL to load; it must be on the owner's allowed origins (the tool says when it is not)"`
+	URL string `json:"url"`
 	SnapshotAfter
 }
 
 type snapshotIn struct {
 	PageArg
-	Interactive bool       `json:"interactive,omitempty" jsonschema:"list only actionable elements (smaller)"`
-	Scope       *TargetArg `json:"scope,omitempty" jsonschema:"limit the outline to one subtree: a ref with its snapshotId, or a css selector"`
-	Since       string     `json:"since,omitempty" jsonschema:"a snapshotId of this page: return only the lines that changed since it"`
-	MaxChars    int        `json:"maxChars,omitempty" jsonschema:"character budget of this chunk (default 20000, at most 200000)"`
-	Cursor      string     `json:"cursor,omitempty" jsonschema:"cursor from a truncated snapshot: read its next chunk"`
+	Interactive bool       `json:"interactive,omitempty" jsonschema:"actionable lines only"`
+	Scope       *TargetArg `json:"scope,omitempty" jsonschema:"a subtree: a ref or {css}"`
+	Since       string     `json:"since,omitempty" jsonschema:"a snapshotId: only what changed since"`
+	MaxChars    int        `json:"maxChars,omitempty" jsonschema:"default 20000"`
+	Cursor      string     `json:"cursor,omitempty" jsonschema:"the next chunk"`
 }
 
 type clickIn struct {
@@ -122,87 +236,95 @@ type clickIn struct {
 
 type typeIn struct {
 	ElementArgs
-	Text   string `json:"text" jsonschema:"text to enter; it is typed as real input and never echoed back"`
-	Clear  *bool  `json:"clear,omitempty" jsonschema:"replace the field's current value (default true); false appends"`
-	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter afterwards"`
+	Text   string `json:"text"`
+	Clear  *bool  `json:"clear,omitempty" jsonschema:"default true; false appends"`
+	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after"`
 	SnapshotAfter
 }
 
 type formField struct {
 	ElementRef
-	Type  string `json:"type" jsonschema:"textbox (also textarea, contenteditable), checkbox, radio or combobox (a select)"`
-	Value string `json:"value" jsonschema:"textbox: the text; checkbox or radio: true or false; combobox: the option's value or visible label"`
+	Type  string `json:"type"`
+	Value string `json:"value" jsonschema:"text, true/false, or option"`
 }
 
 type fillFormIn struct {
 	PageArg
-	Fields []formField `json:"fields" jsonschema:"the fields to fill, in order (at most 50); each names its element like browser_click"`
+	Fields []formField `json:"fields" jsonschema:"each names its element like browser_click"`
 	SnapshotAfter
 }
 
 type pressKeyIn struct {
 	ElementArgs
-	Key string `json:"key" jsonschema:"key or chord, e.g. Enter, Tab, ArrowDown, Escape, Control+a; with an element it is focused first"`
+	Key string `json:"key" jsonschema:"e.g. Enter, Control+a"`
 	SnapshotAfter
 }
 
 type selectIn struct {
 	ElementArgs
-	Values []string `json:"values" jsonschema:"option values or visible labels to select (several for a multiple select)"`
+	Values []string `json:"values"`
 	SnapshotAfter
 }
 
 type waitIn struct {
 	ElementArgs
-	Condition   string `json:"condition,omitempty" jsonschema:"load, url, text, text_gone, visible, hidden, enabled or time; default: inferred from the other arguments"`
-	Text        string `json:"text,omitempty" jsonschema:"text to wait for (condition text)"`
-	TextGone    string `json:"textGone,omitempty" jsonschema:"text to wait to disappear (condition text_gone)"`
-	URL         string `json:"url,omitempty" jsonschema:"exact URL the page must be at (condition url, or a constraint on any condition)"`
-	URLIncludes string `json:"urlIncludes,omitempty" jsonschema:"substring the page URL must contain"`
-	TimeoutMS   int    `json:"timeoutMs,omitempty" jsonschema:"how long to wait in milliseconds (default 10000, at most 120000); a timeout returns found: false"`
-	Time        int    `json:"time,omitempty" jsonschema:"condition time: seconds to wait (at most 30)"`
+	Text        string  `json:"text,omitempty"`
+	TextGone    string  `json:"textGone,omitempty"`
+	Time        float64 `json:"time,omitempty" jsonschema:"seconds"`
+	Condition   string  `json:"condition,omitempty" jsonschema:"for an element (default visible), or load"`
+	URL         string  `json:"url,omitempty" jsonschema:"exact"`
+	URLIncludes string  `json:"urlIncludes,omitempty"`
+	Timeout     float64 `json:"timeout,omitempty" jsonschema:"seconds (default 10)"`
 }
 
 type screenshotIn struct {
 	ElementArgs
-	FullPage bool `json:"fullPage,omitempty" jsonschema:"capture the whole scrollable page instead of the viewport"`
+	FullPage bool `json:"fullPage,omitempty"`
 }
 
 type evaluateIn struct {
 	PageArg
-	Expression string `json:"expression,omitempty" jsonschema:"JavaScript expression evaluated in the page (a promise is awaited); its value is returned bounded"`
-	Function   string `json:"function,omitempty" jsonschema:"instead of expression: a function to call, e.g. () => document.title"`
+	Expression string `json:"expression,omitempty" jsonschema:"a promise is awaited"`
+	Function   string `json:"function,omitempty" jsonschema:"e.g. () => document.title"`
 }
 
 type uploadIn struct {
 	ElementArgs
-	Files []string `json:"files" jsonschema:"file names inside the owner's upload directory (--upload-dir); anything outside it is refused"`
+	Files []string `json:"files" jsonschema:"names in the upload directory"`
 }
 
 type dialogIn struct {
 	PageArg
-	Accept     *bool  `json:"accept,omitempty" jsonschema:"true accepts the open dialog, false dismisses it; omit to only report it"`
-	PromptText string `json:"promptText,omitempty" jsonschema:"text to enter in a prompt() dialog before accepting"`
+	Accept     *bool  `json:"accept,omitempty"`
+	PromptText string `json:"promptText,omitempty" jsonschema:"for a prompt()"`
 }
 
 type tabsIn struct {
-	Action  string `json:"action" jsonschema:"list, new, close or select"`
-	Browser string `json:"browser,omitempty" jsonschema:"list, new: the browser (default: the current one; list: every browser)"`
-	Page    string `json:"page,omitempty" jsonschema:"close, select: the page id"`
-	URL     string `json:"url,omitempty" jsonschema:"new: a URL to load in the new tab"`
+	Action  string `json:"action"`
+	Browser string `json:"browser,omitempty" jsonschema:"default: the current one (list: all)"`
+	Page    string `json:"page,omitempty" jsonschema:"close, select: its id"`
+	URL     string `json:"url,omitempty" jsonschema:"new: where"`
 }
 
 type diagIn struct {
 	PageArg
-	Since      uint64 `json:"since,omitempty" jsonschema:"cursor from the previous read (its next): only newer entries"`
-	ErrorsOnly bool   `json:"errorsOnly,omitempty" jsonschema:"only errors (console errors and exceptions; failed or 4xx/5xx requests)"`
-	Clear      bool   `json:"clear,omitempty" jsonschema:"clear the log after reading"`
+	Since      uint64 `json:"since,omitempty" jsonschema:"the last answer's next"`
+	ErrorsOnly bool   `json:"errorsOnly,omitempty"`
+	Clear      bool   `json:"clear,omitempty" jsonschema:"after reading"`
 }
 
 type cdpIn struct {
 	PageArg
-	Method string         `json:"method" jsonschema:"a page-scoped CDP command, Domain.command, e.g. DOM.getDocument or Emulation.setDeviceMetricsOverride"`
-	Params map[string]any `json:"params,omitempty" jsonschema:"the command's parameters, as the DevTools protocol defines them"`
+	Method string         `json:"method" jsonschema:"e.g. DOM.getDocument"`
+	Params map[string]any `json:"params,omitempty"`
+}
+
+// elementTerms describes the element arguments in full, once (in
+// browser_click); the other element tools refer to it, since every byte of
+// the tool list reaches the model on every turn.
+func elementTerms(s *jsonschema.Schema) {
+	s.Properties["ref"].Description = "e5, from the latest browser_snapshot (or from snapshotId's)"
+	s.Properties["target"].Description = "instead of ref: {role,name}, {label}, {text}, {placeholder}, {testId} or {css}; +index among visible matches"
 }
 
 // schemaTweaks tighten derived schemas.
@@ -231,4 +353,16 @@ func maxItems(s *jsonschema.Schema, field string, lo, hi int) {
 		panic("mcp: no field " + field)
 	}
 	p.MinItems, p.MaxItems = &lo, &hi
+}
+
+func (f *fillFormIn) fillSnapshot(latest func(page string) string) {
+	for i := range f.Fields {
+		f.Fields[i].ElementRef.fillSnapshot(f.Page, latest)
+	}
+}
+
+func (s *snapshotIn) fillSnapshot(latest func(page string) string) {
+	if s.Scope != nil && s.Scope.Ref != "" && s.Scope.SnapshotID == "" {
+		s.Scope.SnapshotID = latest(s.Page)
+	}
 }

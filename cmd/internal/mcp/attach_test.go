@@ -159,7 +159,7 @@ func TestAttachThroughHostApproval(t *testing.T) {
 	if page == "" {
 		t.Fatalf("the allowed tab is not listed: %v", tabs)
 	}
-	if text := s.ok("browser_snapshot", map[string]any{"page": page})["snapshot"].(map[string]any)["text"].(string); !strings.Contains(text, "allowed page") {
+	if text := s.call("browser_snapshot", map[string]any{"page": page}).text; !strings.Contains(text, "allowed page") {
 		t.Fatalf("snapshot of the allowed tab: %s", text)
 	}
 

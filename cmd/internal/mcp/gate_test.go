@@ -57,18 +57,18 @@ func loadedHome(t *testing.T, s *server, g gateSites) string {
 		if time.Now().After(deadline) {
 			t.Fatal("the partner frame never loaded")
 		}
-		s.ok("browser_wait_for", map[string]any{"condition": "load", "timeoutMs": 200})
+		s.call("browser_wait_for", map[string]any{"condition": "load", "timeout": 0.2}) // a bounded pause: loaded or not
 	}
 	deadline = time.Now().Add(15 * time.Second)
 	for {
-		text := s.ok("browser_snapshot", map[string]any{})["snapshot"].(map[string]any)["text"].(string)
+		text := s.call("browser_snapshot", map[string]any{}).text
 		if strings.Contains(text, "OWN-FRAME-TEXT") && strings.Contains(text, "Partner") && strings.Contains(text, "Neighbour") {
 			return text
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("frames never appeared in the outline:\n%s", text)
 		}
-		s.ok("browser_wait_for", map[string]any{"condition": "load", "timeoutMs": 200})
+		s.call("browser_wait_for", map[string]any{"condition": "load", "timeout": 0.2}) // a bounded pause: loaded or not
 	}
 }
 
@@ -133,7 +133,7 @@ func TestOriginGateEndToEnd(t *testing.T) {
 	// A click that leaves: reported on the next look, then unreadable.
 	page := str(s.ok("browser_status", nil), "current", "page")
 	s.ok("browser_click", map[string]any{"target": map[string]any{"role": "link", "name": "Leave the site"}})
-	left := s.refused("browser_wait_for", map[string]any{"urlIncludes": "/landing", "timeoutMs": 10000}, fsm.OriginDenied)
+	left := s.refused("browser_wait_for", map[string]any{"urlIncludes": "/landing", "timeout": 10}, fsm.OriginDenied)
 	if !strings.Contains(left.Detail, "left the allowed origins") {
 		t.Errorf("the agent is not told the page left: %q", left.Detail)
 	}
@@ -151,7 +151,7 @@ func TestOriginGateEndToEnd(t *testing.T) {
 	// that leaves is reported the same way.
 	s.ok("browser_navigate", map[string]any{"page": page, "url": g.home + "/"})
 	s.ok("browser_evaluate", map[string]any{"expression": fmt.Sprintf("setTimeout(() => { location.href = %q }, 50), 'scheduled'", g.other+"/landing")})
-	s.refused("browser_wait_for", map[string]any{"condition": "url", "urlIncludes": "/landing", "timeoutMs": 10000}, fsm.OriginDenied)
+	s.refused("browser_wait_for", map[string]any{"condition": "url", "urlIncludes": "/landing", "timeout": 10}, fsm.OriginDenied)
 	s.refused("browser_snapshot", map[string]any{}, fsm.OriginDenied)
 
 	s.mu.Lock()

@@ -79,6 +79,8 @@ type Server struct {
 	runner localapi.Invoker // opts.Runner
 	srv    *sdk.Server
 
+	snaps snapshotMemo // each page's latest snapshot, for bare refs
+
 	mu      sync.Mutex // mu guards the fields that follow
 	current struct{ browser, page string }
 	asks    map[string]pendingAsk // elicitation state token -> the approval it asks about
@@ -95,7 +97,7 @@ func NewServer(opts Options) *Server {
 	return s
 }
 
-const instructions = `webcodex drives a real Chromium for you. Start with browser_launch (a fresh, empty browser) or, when the owner allowed it, browser_discover then browser_attach (the person's own browser, after they approve). browser_navigate loads a page; browser_snapshot returns an outline with element refs (eN) and a snapshotId: pass both to browser_click, browser_type and the other element tools, or name elements semantically with target {role,name | label | text | placeholder | testId | css}. Refusals come back as {"refusal":{"code","detail","next"}}: follow "next". Sites outside the owner's allowed origins are refused and stay unreadable; no argument changes that.`
+const instructions = `webcodex drives a real Chromium for you. browser_navigate loads a page (launching a fresh, empty browser when there is none); browser_attach reaches the person's own browser when the owner allowed it and the person approves. browser_snapshot returns the page as an outline whose actionable lines carry refs (e5): pass ref to browser_click, browser_type and the other element tools; it means the latest snapshot of that page, and a ref whose document is gone is refused as browser_binding_stale, never guessed. Without a snapshot, name an element with target {"role":"button","name":"Save"} or one of label, text, placeholder, testId, css. A refusal is an error result: "refused: CODE: detail" and a "next:" line to follow. Sites outside the owner's allowed origins are refused and stay unreadable; no argument changes that.`
 
 // call runs one route on the Runner, embedded or remote alike.
 func call[Req, Resp any](ctx context.Context, inv localapi.Invoker, rt localapi.Route[Req, Resp], req Req) (Resp, error) {
@@ -113,14 +115,39 @@ func (s *Server) logf(format string, args ...any) {
 	}
 }
 
-// toolSpec is one tool: its schema, the scopes any of which admits it, and
-// its handler.
+// toolSpec is one tool: its name and description, the scopes any of which
+// admits it, and its hints. A tool has no separate title: every byte of the
+// tool list is sent to the model on every turn, and the name says it.
 type toolSpec struct {
-	name, title, desc string
-	anyOf             []Scope
-	readOnly          bool
-	destructive       bool
-	openWorld         bool
+	name, desc string
+	anyOf      []Scope
+	// readOnly: the tool changes nothing (hosts may run it unasked).
+	readOnly bool
+	// closedWorld: a read-only tool that reads only webcodex's own state,
+	// not a site.
+	closedWorld bool
+}
+
+// annotations are the tool's hints. A tool that is not read-only sends
+// none: the protocol's defaults (it may change things, in an open world)
+// are what webcodex's actions are.
+func (spec toolSpec) annotations() *sdk.ToolAnnotations {
+	if !spec.readOnly {
+		return nil
+	}
+	a := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+	if spec.closedWorld {
+		closed := false
+		a.OpenWorldHint = &closed
+	}
+	return a
+}
+
+// reply is a tool's answer: text is what the agent reads, fields the
+// machine fields a client may read.
+type reply struct {
+	text   string
+	fields map[string]any
 }
 
 // toolCall is one tool call as a handler sees it.
@@ -129,30 +156,18 @@ type toolCall struct {
 	req  *sdk.CallToolRequest
 }
 
-// addTool registers a tool whose arguments decode into In. The schema is
-// derived from In and adjusted by tweak; arguments are validated against it
+// addTool registers a tool whose arguments decode into In. Its schema is
+// derived from In and adjusted by tweak; arguments are checked against it
 // here (not by the SDK), so a bad argument is an invalid_argument refusal
-// like any other. fn returns the structured result, or a
-// *sdk.CallToolResult it built itself (images, elicitation).
+// that names the argument, like any other refusal. fn returns a *reply, a
+// value sent as JSON, or a *sdk.CallToolResult it built itself (images,
+// elicitation).
 func addTool[In any](s *Server, spec toolSpec, tweak func(*jsonschema.Schema), fn func(ctx context.Context, c *toolCall, in In) (any, error)) {
-	schema, err := jsonschema.For[In](&jsonschema.ForOptions{})
+	schema, err := newArgSchema[In](spec.name, tweak)
 	if err != nil {
-		panic(fmt.Errorf("mcp: schema of %s: %w", spec.name, err))
+		panic(err)
 	}
-	schema.Type, schema.Types = "object", nil
-	if tweak != nil {
-		tweak(schema)
-	}
-	resolved, err := schema.Resolve(nil)
-	if err != nil {
-		panic(fmt.Errorf("mcp: resolve the schema of %s: %w", spec.name, err))
-	}
-	destructive := spec.destructive
-	open := spec.openWorld
-	tool := &sdk.Tool{
-		Name: spec.name, Title: spec.title, Description: spec.desc, InputSchema: schema,
-		Annotations: &sdk.ToolAnnotations{Title: spec.title, ReadOnlyHint: spec.readOnly, DestructiveHint: &destructive, OpenWorldHint: &open},
-	}
+	tool := &sdk.Tool{Name: spec.name, Description: spec.desc, InputSchema: schema.shown, Annotations: spec.annotations()}
 	s.srv.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		c := &toolCall{tool: spec.name, req: req}
 		ctx = runner.WithCaller(ctx, runner.Caller{Session: s.opts.Session, Tool: spec.name})
@@ -162,17 +177,23 @@ func addTool[In any](s *Server, spec toolSpec, tweak func(*jsonschema.Schema), f
 			}
 			return errorResult(err), nil
 		}
-		in, err := decode[In](resolved, req.Params.Arguments)
+		in, err := decodeArgs[In](schema, req.Params.Arguments)
 		if err != nil {
 			return errorResult(err), nil
+		}
+		if f, ok := any(&in).(snapshotFiller); ok {
+			f.fillSnapshot(s.latestSnapshot)
 		}
 		out, err := fn(ctx, c, in)
 		if err != nil {
 			s.dropStaleCurrent(ctx, err)
 			return errorResult(err), nil
 		}
-		if r, ok := out.(*sdk.CallToolResult); ok {
+		switch r := out.(type) {
+		case *sdk.CallToolResult:
 			return r, nil
+		case *reply:
+			return textResult(r.text, r.fields), nil
 		}
 		return jsonResult(out), nil
 	})
@@ -196,41 +217,24 @@ func (s *Server) checkAny(tool string, anyOf []Scope) error {
 	return err
 }
 
-// decode validates raw arguments against the tool's schema and decodes
-// them strictly.
-func decode[In any](resolved *jsonschema.Resolved, raw json.RawMessage) (In, error) {
-	var in In
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return in, fsm.Refuse(fsm.InvalidArgument, "the arguments are not JSON")
-	}
-	if err := resolved.Validate(v); err != nil {
-		return in, fsm.Refuse(fsm.InvalidArgument, "arguments: "+capText(err.Error(), 500))
-	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return in, fsm.Refuse(fsm.InvalidArgument, "arguments: "+capText(err.Error(), 500))
-	}
-	return in, nil
-}
-
-// errorResult is a refusal (or failure) as structured content with isError.
+// errorResult is a refusal (or failure) with isError: its text for the
+// agent ("refused: CODE: detail", then "next: …" in MCP terms), and
+// {"refusal":{code,detail,next}} as structured content.
 func errorResult(err error) *sdk.CallToolResult {
 	var body map[string]any
+	var text string
 	if ref, ok := fsm.AsRefusal(err); ok {
-		body = map[string]any{"refusal": ref}
+		ref = forAgent(ref)
+		body, text = map[string]any{"refusal": ref}, errorText(ref)
 	} else {
-		body = map[string]any{"error": capText(err.Error(), maxErrorChars)}
+		msg := capText(err.Error(), maxErrorChars)
+		body, text = map[string]any{"error": msg}, "error: "+msg
 	}
 	b, merr := json.Marshal(body)
 	if merr != nil {
-		b = []byte(`{"error":"the error could not be encoded"}`)
+		b, text = []byte(`{"error":"the error could not be encoded"}`), "error: the error could not be encoded"
 	}
-	return &sdk.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}
+	return &sdk.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }
 
 // jsonResult is a success as structured content (an object) and its JSON

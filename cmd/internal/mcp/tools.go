@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -15,11 +16,11 @@ import (
 
 // Tool bounds.
 const (
-	defaultWaitMS = 10000
-	maxWaitMS     = 120000
-	maxTimeWait   = 30 // seconds, condition time
-	maxFormFields = 50
-	maxTabs       = 100
+	defaultWaitSeconds = 10
+	maxWaitSeconds     = 120
+	maxTimeWait        = 30 // seconds, condition time
+	maxFormFields      = 50
+	maxTabs            = 100
 )
 
 // toolOrder is the tool list in the order it is registered.
@@ -31,92 +32,90 @@ var toolOrder = []string{
 	"browser_network_requests", "browser_cdp",
 }
 
-const elementHelp = " Name the element with ref and snapshotId from browser_snapshot, or with target {role,name | label | text | placeholder | testId | css} (index only when several visible matches are intended); a missing, hidden, disabled or ambiguous element is refused, never guessed."
-
 func (s *Server) addTools() {
 	read := []Scope{ScopeRead}
 	launch := []Scope{ScopeLaunch}
 	control := []Scope{ScopeControl}
 
-	addTool(s, toolSpec{name: "browser_launch", title: "Launch a browser", anyOf: launch, openWorld: true,
-		desc: "Launch a Chromium that webcodex owns: by default headless on a fresh temporary profile (no cookies, no logins; removed on close), or a named private managed profile kept between launches. It becomes the current browser and its first tab the current page. Sites it may reach are the owner's allowed origins (the open web when the owner gave none)."},
+	addTool(s, toolSpec{name: "browser_launch", anyOf: launch,
+		desc: "Launch a Chromium webcodex owns: headless, on a fresh profile removed on close, or on a kept managed profile."},
 		nil, s.launch)
-	addTool(s, toolSpec{name: "browser_attach", title: "Attach to the person's browser", anyOf: control, openWorld: true,
-		desc: "Attach to the person's own running Chrome, Chromium or Edge (browser_discover lists candidates), or, with offer, exactly the one tab the person shared from the webcodex extension (browser_discover lists pending offers; no approval step: the Share was the consent). Needs the browser:control scope and the owner's --allow-attach. The person approves first: this server asks them through your host when it can; otherwise the refusal browser_consent_required names the command they run. Chrome then shows its own \"Allow remote debugging?\" prompt. Only tabs on the owner's allowed origins are visible; detaching never closes anything."},
+	addTool(s, toolSpec{name: "browser_attach", anyOf: control,
+		desc: "Attach to the person's running Chrome or Edge (candidate from browser_discover), or to a tab they shared (offer). Needs the owner's leave and the person's approval."},
 		nil, s.attach)
-	addTool(s, toolSpec{name: "browser_discover", title: "What can be launched or attached", anyOf: read, readOnly: true,
-		desc: "Say what this machine offers: whether a Chromium can be launched (and shown), the managed profiles, each installed browser profile's attach state (not_running, debugging_off or ready, with the next step), whether this server may attach at all, and the tabs the person shared from the webcodex extension (offers; origin and title shown only where this server's allowlist allows them)."},
+	addTool(s, toolSpec{name: "browser_discover", anyOf: read, readOnly: true, closedWorld: true,
+		desc: "Whether a browser can be launched, managed profiles, installed browsers' attach state and next step, shared tabs."},
 		nil, s.discover)
-	addTool(s, toolSpec{name: "browser_status", title: "Status", anyOf: read, readOnly: true,
-		desc: "The Runner, every browser (id, mode, state, connection generation, visible pages), the current browser and page, this server's scopes and settings, and the capability bits browser_managed_profile, browser_extension_bridge and browser_surface_handoff (true only when really supported here)."},
+	addTool(s, toolSpec{name: "browser_status", anyOf: read, readOnly: true, closedWorld: true,
+		desc: "Browsers (id, mode, state, tabs), the current browser and tab, this server's scopes, settings and capabilities."},
 		nil, s.status)
-	addTool(s, toolSpec{name: "browser_reconnect", title: "Reconnect an attached browser", anyOf: control, openWorld: true,
-		desc: "Reconnect an attached browser whose connection dropped (at most 3 attempts under one deadline). Page ids and refs from before are refused afterwards (browser_binding_stale): list tabs and snapshot again."},
+	addTool(s, toolSpec{name: "browser_reconnect", anyOf: control,
+		desc: "Reconnect an attached browser whose connection dropped; old tab ids and refs are refused after."},
 		nil, s.reconnect)
-	addTool(s, toolSpec{name: "browser_close", title: "Close or detach a browser", anyOf: []Scope{ScopeLaunch, ScopeControl}, destructive: true,
-		desc: "Close a browser webcodex launched (needs browser:launch), or detach from an attached one (needs browser:control; nothing of the person's is closed)."},
+	addTool(s, toolSpec{name: "browser_close", anyOf: []Scope{ScopeLaunch, ScopeControl},
+		desc: "Close a browser webcodex launched, or detach from an attached one (closing nothing of the person's)."},
 		nil, s.closeBrowser)
-	addTool(s, toolSpec{name: "browser_adopt", title: "Adopt a kept browser", anyOf: []Scope{ScopeLaunch, ScopeControl},
-		desc: "With a shared Runner (webcodex mcp --runner): make a browser that an ended session kept (browser_launch keep) this session's, by its id. A session sees and acts only on browsers it launched, attached or adopted; a browser another session owns, or one created under other limits, is refused like an unknown id."},
+	addTool(s, toolSpec{name: "browser_adopt", anyOf: []Scope{ScopeLaunch, ScopeControl},
+		desc: "With a shared Runner: take over, by id, a browser an ended session kept (launch keep)."},
 		nil, s.adopt)
 
-	addTool(s, toolSpec{name: "browser_navigate", title: "Navigate", anyOf: control, openWorld: true,
-		desc: "Load a URL in a page (default: the current page; with no browser yet, one is launched when the server grants browser:launch). The destination must be on the owner's allowed origins; the URL and title are read back live, and a redirect that leaves the allowed origins is reported and leaves the page unreadable."},
+	addTool(s, toolSpec{name: "browser_navigate", anyOf: control,
+		desc: "Load a URL in the current tab (launching a browser if none). Only allowed origins load. Answers the url and title."},
 		nil, s.navigate)
-	addTool(s, toolSpec{name: "browser_snapshot", title: "Page snapshot", anyOf: read, readOnly: true,
-		desc: "Return a bounded outline of the page: one line per node (role, name, states) with refs like e12 for actionable elements, and a snapshotId to pass with those refs. Frames of origins the owner did not allow are not read. Use interactive for a smaller list, since for only what changed, and cursor to read the next chunk of a truncated outline."},
+	addTool(s, toolSpec{name: "browser_snapshot", anyOf: read, readOnly: true,
+		desc: "The page as an outline: role \"name\" [states] per line, refs like [e5] on actionable ones. Similar rows fold into one line (count, ref range)."},
 		func(sc *jsonschema.Schema) { bounds(sc, "maxChars", 0, 200000) }, s.snapshot)
-	addTool(s, toolSpec{name: "browser_click", title: "Click", anyOf: control, openWorld: true,
-		desc: "Click an element with real mouse input (the click point is checked to be the element)." + elementHelp},
-		nil, s.click)
-	addTool(s, toolSpec{name: "browser_type", title: "Type text", anyOf: control, openWorld: true,
-		desc: "Type text into an editable element as real input (frameworks such as React see it), replacing its value unless clear is false; submit presses Enter. The result counts characters delivered and never echoes the text." + elementHelp},
+	addTool(s, toolSpec{name: "browser_click", anyOf: control,
+		desc: "Click with real mouse input, checked to hit the element. A missing, hidden, disabled, covered or ambiguous element is refused, never guessed."},
+		elementTerms, s.click)
+	addTool(s, toolSpec{name: "browser_type", anyOf: control,
+		desc: "Type as real input, replacing the value unless clear is false; submit presses Enter. Counts characters delivered, never echoes them."},
 		nil, s.typeText)
-	addTool(s, toolSpec{name: "browser_fill_form", title: "Fill a form", anyOf: control, openWorld: true,
-		desc: "Fill several fields in order: textboxes get their text, checkboxes and radios true or false, comboboxes (select) an option. Stops at the first field that fails and says which."},
+	addTool(s, toolSpec{name: "browser_fill_form", anyOf: control,
+		desc: "Fill fields in order: textbox text, checkbox or radio true/false, combobox an option. Stops at the first failure."},
 		func(sc *jsonschema.Schema) {
 			maxItems(sc, "fields", 1, maxFormFields)
 			enum(sc.Properties["fields"].Items, "type", "textbox", "checkbox", "radio", "combobox")
 		}, s.fillForm)
-	addTool(s, toolSpec{name: "browser_press_key", title: "Press a key", anyOf: control, openWorld: true,
-		desc: "Press a key or chord (Enter, Tab, Escape, ArrowDown, Control+a, …) as real key events, in the focused element or in the named element after focusing it."},
+	addTool(s, toolSpec{name: "browser_press_key", anyOf: control,
+		desc: "Press a key or chord, in the focused element or in the named one."},
 		nil, s.pressKey)
-	addTool(s, toolSpec{name: "browser_select_option", title: "Select options", anyOf: control, openWorld: true,
-		desc: "Select options of a <select> by value or visible label; the selected values are read back." + elementHelp},
+	addTool(s, toolSpec{name: "browser_select_option", anyOf: control,
+		desc: "Select options of a <select> by value or label; read back."},
 		func(sc *jsonschema.Schema) { maxItems(sc, "values", 1, 100) }, s.selectOption)
-	addTool(s, toolSpec{name: "browser_hover", title: "Hover", anyOf: control, openWorld: true,
-		desc: "Move the mouse over an element (menus and tooltips open as for a person)." + elementHelp},
+	addTool(s, toolSpec{name: "browser_hover", anyOf: control,
+		desc: "Move the mouse over an element (menus, tooltips)."},
 		nil, s.hover)
-	addTool(s, toolSpec{name: "browser_wait_for", title: "Wait for a condition", anyOf: read, readOnly: true,
-		desc: "Wait, driven by page events, until text appears (text) or disappears (textGone), an element is visible, hidden or enabled (element arguments), the URL matches, the page loads, or a number of seconds passes (time). A timeout is a result, found: false, not an error."},
+	addTool(s, toolSpec{name: "browser_wait_for", anyOf: read, readOnly: true,
+		desc: "Wait for text to appear, textGone to go, an element's condition, the url or the load; time alone just waits. A timeout is an error."},
 		func(sc *jsonschema.Schema) {
-			enum(sc, "condition", "load", "url", "text", "text_gone", "visible", "hidden", "enabled", "time")
-			bounds(sc, "timeoutMs", 0, maxWaitMS)
+			enum(sc, "condition", "visible", "hidden", "enabled", "load", "url")
+			bounds(sc, "timeout", 0, maxWaitSeconds)
 			bounds(sc, "time", 0, maxTimeWait)
 		}, s.waitFor)
-	addTool(s, toolSpec{name: "browser_take_screenshot", title: "Screenshot", anyOf: read, readOnly: true,
-		desc: "Capture the viewport, the full page (fullPage) or one element as a PNG image."},
+	addTool(s, toolSpec{name: "browser_take_screenshot", anyOf: read, readOnly: true,
+		desc: "A PNG of the viewport, the whole page or an element."},
 		nil, s.screenshot)
-	addTool(s, toolSpec{name: "browser_evaluate", title: "Evaluate JavaScript", anyOf: control, openWorld: true,
-		desc: "Evaluate JavaScript in the page (an expression, or a function to call) and return its value, bounded (depth, items, 200,000 characters). On for browsers webcodex launched; off for attached browsers unless the owner passed --allow-evaluate."},
+	addTool(s, toolSpec{name: "browser_evaluate", anyOf: control,
+		desc: "Run JavaScript in the page and return its value, bounded. Off for attached browsers unless the owner allowed it."},
 		nil, s.evaluate)
-	addTool(s, toolSpec{name: "browser_file_upload", title: "Upload files", anyOf: control, openWorld: true,
-		desc: "Set files on a file input. Only files inside the owner's upload directory (--upload-dir) can be sent; without one every upload is refused. The result names files by base name only." + elementHelp},
+	addTool(s, toolSpec{name: "browser_file_upload", anyOf: control,
+		desc: "Set files on a file input, from the owner's upload directory only."},
 		func(sc *jsonschema.Schema) { maxItems(sc, "files", 1, 20) }, s.upload)
-	addTool(s, toolSpec{name: "browser_handle_dialog", title: "Handle a dialog", anyOf: control, openWorld: true,
-		desc: "Accept or dismiss the JavaScript dialog (alert, confirm, prompt, beforeunload) open on the page; without accept it only reports the dialog."},
+	addTool(s, toolSpec{name: "browser_handle_dialog", anyOf: control,
+		desc: "Accept or dismiss the page's open dialog; without accept, report it."},
 		nil, s.handleDialog)
-	addTool(s, toolSpec{name: "browser_tabs", title: "Tabs", anyOf: read,
-		desc: "list the visible tabs (pages) of the browsers, new opens a tab (optionally loading url), close closes a tab webcodex opened, select makes a tab the current page. new and close need browser:control. Tabs on origins the owner did not allow are never listed, and their ids are refused like unknown ones."},
+	addTool(s, toolSpec{name: "browser_tabs", anyOf: read,
+		desc: "list, new (at url), select (make current) or close (one webcodex opened) tabs. Tabs off the allowed origins are never listed."},
 		func(sc *jsonschema.Schema) { enum(sc, "action", "list", "new", "close", "select") }, s.tabs)
-	addTool(s, toolSpec{name: "browser_console_messages", title: "Console messages", anyOf: read, readOnly: true,
-		desc: "Read the page's console messages and uncaught exceptions, bounded; pass the returned next as since to read only newer ones. discarded says the bounded log dropped entries."},
+	addTool(s, toolSpec{name: "browser_console_messages", anyOf: read, readOnly: true,
+		desc: "The page's console messages and uncaught exceptions, bounded."},
 		nil, s.console)
-	addTool(s, toolSpec{name: "browser_network_requests", title: "Network requests", anyOf: read, readOnly: true,
-		desc: "Read the page's network requests (method, URL, status, failure), bounded; pass the returned next as since to read only newer ones. inFlight counts requests still open."},
+	addTool(s, toolSpec{name: "browser_network_requests", anyOf: read, readOnly: true,
+		desc: "The page's network requests (method, url, status, failure), bounded."},
 		nil, s.network)
-	addTool(s, toolSpec{name: "browser_cdp", title: "Raw page CDP", anyOf: control, openWorld: true,
-		desc: "Send one Chrome DevTools Protocol command to the page's own session. Page-scoped domains pass; browser-wide domains (Target, Browser, Storage, SystemInfo, …), domains not on the reviewed list and commands that step around a boundary (the cookie jar, Page.navigate, DOM.setFileInputFiles, download behaviour, Runtime.addBinding, cross-origin storage) are refused with cdp_policy_denied. On for browsers webcodex launched; off for attached ones unless the owner passed --allow-evaluate. Results are bounded at 200,000 characters."},
+	addTool(s, toolSpec{name: "browser_cdp", anyOf: control,
+		desc: "One page-scoped DevTools Protocol command; commands that bypass a boundary are refused. Off for attached browsers unless allowed."},
 		nil, s.cdp)
 }
 
@@ -223,26 +222,47 @@ func (s *Server) browser(ctx context.Context, explicit string) (localapi.Browser
 	return localapi.BrowserInfo{}, fsm.Refuse(fsm.NotFound, "no such browser")
 }
 
-// withSnapshot adds a fresh snapshot of page to out when asked.
-func (s *Server) withSnapshot(ctx context.Context, out map[string]any, page string, want bool) map[string]any {
-	if !want {
-		return out
-	}
-	raw, err := call(ctx, s.runner, localapi.Snapshot, localapi.SnapshotRequest{Page: page})
+// snapshotReply reads a snapshot of page and remembers its id for bare
+// refs.
+func (s *Server) snapshotReply(ctx context.Context, req localapi.SnapshotRequest) (snapshotView, error) {
+	raw, err := call(ctx, s.runner, localapi.Snapshot, req)
 	if err != nil {
-		if ref, ok := fsm.AsRefusal(err); ok {
-			out["snapshot_refusal"] = ref
-		} else {
-			out["snapshot_error"] = capText(err.Error(), maxErrorChars)
-		}
-		return out
+		return snapshotView{}, err
 	}
-	out["snapshot"] = raw
-	return out
+	v, err := viewSnapshot(raw)
+	if err != nil {
+		return snapshotView{}, err
+	}
+	s.snaps.note(req.Page, v.id)
+	return v, nil
 }
 
-// act runs one page action and shapes its result.
-func (s *Server) act(ctx context.Context, pageArg string, req localapi.ActRequest, snap bool) (any, error) {
+// withSnapshot adds a fresh snapshot of page to r when asked; a snapshot
+// that fails says so in a line, since the action itself happened.
+func (s *Server) withSnapshot(ctx context.Context, r *reply, page string, want bool) *reply {
+	if !want {
+		return r
+	}
+	v, err := s.snapshotReply(ctx, localapi.SnapshotRequest{Page: page})
+	if err != nil {
+		if ref, ok := fsm.AsRefusal(err); ok {
+			ref = forAgent(ref)
+			r.fields["snapshot_refusal"] = ref
+			r.text += "the snapshot after it was " + errorText(ref) + "\n"
+		} else {
+			msg := capText(err.Error(), maxErrorChars)
+			r.fields["snapshot_error"] = msg
+			r.text += "the snapshot after it failed: " + msg + "\n"
+		}
+		return r
+	}
+	r.fields["snapshot"] = v.fields
+	r.text += "\n" + v.text
+	return r
+}
+
+// act runs one page action; the answer says what it did and caused.
+func (s *Server) act(ctx context.Context, pageArg string, req localapi.ActRequest, snap bool) (*reply, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, pageArg)
@@ -254,7 +274,8 @@ func (s *Server) act(ctx context.Context, pageArg string, req localapi.ActReques
 	if err != nil {
 		return nil, err
 	}
-	return s.withSnapshot(ctx, map[string]any{"page": page, "result": raw}, page, snap), nil
+	r := &reply{text: actionText(raw), fields: map[string]any{"page": page, "result": raw}}
+	return s.withSnapshot(ctx, r, page, snap), nil
 }
 
 // serverFacts describes this server for status and discover. It never
@@ -418,13 +439,20 @@ func (s *Server) navigate(ctx context.Context, c *toolCall, in navigateIn) (any,
 	}
 	s.setCurrent("", nav.Page)
 	out := map[string]any{"page": nav.Page, "url": nav.URL, "title": nav.Title}
+	text := fmt.Sprintf("url: %s\ntitle: %s\n", nav.URL, nav.Title)
+	if nav.Status >= 400 {
+		out["status"] = nav.Status
+		text += fmt.Sprintf("the server answered HTTP %d\n", nav.Status)
+	}
 	if nav.Loading {
 		out["loading"] = true // committed, not loaded by the call's bound
+		text += "still loading: the document committed but had not loaded in time\n"
 	}
 	if launched != "" {
 		out["launched_browser"] = launched
+		text += "launched browser " + launched + " for it\n"
 	}
-	return s.withSnapshot(ctx, out, page, in.Snapshot), nil
+	return s.withSnapshot(ctx, &reply{text: text, fields: out}, nav.Page, in.Snapshot), nil
 }
 
 func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any, error) {
@@ -438,11 +466,12 @@ func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any,
 	if in.Scope != nil && !in.Scope.empty() {
 		req.Scope = in.Scope.wire()
 	}
-	raw, err := call(ctx, s.runner, localapi.Snapshot, req)
+	v, err := s.snapshotReply(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"page": page, "snapshot": raw}, nil
+	v.fields["page"] = page
+	return &reply{text: v.text, fields: v.fields}, nil
 }
 
 func (s *Server) click(ctx context.Context, c *toolCall, in clickIn) (any, error) {
@@ -470,12 +499,11 @@ func (s *Server) typeText(ctx context.Context, c *toolCall, in typeIn) (any, err
 	if in.Clear != nil && !*in.Clear {
 		action = "type"
 	}
-	out, err := s.act(ctx, in.Page, localapi.ActRequest{Action: action, Target: t, Text: in.Text}, in.Snapshot && !in.Submit)
+	r, err := s.act(ctx, in.Page, localapi.ActRequest{Action: action, Target: t, Text: in.Text}, in.Snapshot && !in.Submit)
 	if err != nil || !in.Submit {
-		return out, err
+		return r, err
 	}
-	m := out.(map[string]any)
-	sub, err := s.act(ctx, m["page"].(string), localapi.ActRequest{Action: "press", Target: t, Keys: "Enter"}, in.Snapshot)
+	sub, err := s.act(ctx, r.fields["page"].(string), localapi.ActRequest{Action: "press", Target: t, Keys: "Enter"}, in.Snapshot)
 	if err != nil {
 		ref, ok := fsm.AsRefusal(err)
 		if !ok {
@@ -483,12 +511,12 @@ func (s *Server) typeText(ctx context.Context, c *toolCall, in typeIn) (any, err
 		}
 		return nil, fsm.Refuse(ref.Code, "the text was entered, but pressing Enter failed: "+ref.Detail)
 	}
-	sm := sub.(map[string]any)
-	m["submitted"] = sm["result"]
-	if snap, ok := sm["snapshot"]; ok {
-		m["snapshot"] = snap
+	r.fields["submitted"] = sub.fields["result"]
+	if snap, ok := sub.fields["snapshot"]; ok {
+		r.fields["snapshot"] = snap
 	}
-	return m, nil
+	r.text += "submitted: " + sub.text
+	return r, nil
 }
 
 func (s *Server) fillForm(ctx context.Context, c *toolCall, in fillFormIn) (any, error) {
@@ -499,6 +527,7 @@ func (s *Server) fillForm(ctx context.Context, c *toolCall, in fillFormIn) (any,
 		return nil, err
 	}
 	results := make([]json.RawMessage, 0, len(in.Fields))
+	var text strings.Builder
 	for i, f := range in.Fields {
 		fail := func(err error) (any, error) {
 			if ref, ok := fsm.AsRefusal(err); ok {
@@ -533,8 +562,9 @@ func (s *Server) fillForm(ctx context.Context, c *toolCall, in fillFormIn) (any,
 			return fail(err)
 		}
 		results = append(results, raw)
+		fmt.Fprintf(&text, "field %d: %s", i, actionText(raw))
 	}
-	return s.withSnapshot(ctx, map[string]any{"page": page, "results": results}, page, in.Snapshot), nil
+	return s.withSnapshot(ctx, &reply{text: text.String(), fields: map[string]any{"page": page, "results": results}}, page, in.Snapshot), nil
 }
 
 func (s *Server) pressKey(ctx context.Context, c *toolCall, in pressKeyIn) (any, error) {
@@ -559,9 +589,10 @@ func (s *Server) waitFor(ctx context.Context, c *toolCall, in waitIn) (any, erro
 		return nil, err
 	}
 	cond := in.Condition
+	other := in.Text != "" || in.TextGone != "" || t != nil || in.URL != "" || in.URLIncludes != ""
 	if cond == "" {
 		switch {
-		case in.Time > 0:
+		case in.Time > 0 && !other:
 			cond = "time"
 		case in.TextGone != "":
 			cond = "text_gone"
@@ -569,46 +600,76 @@ func (s *Server) waitFor(ctx context.Context, c *toolCall, in waitIn) (any, erro
 			cond = "text"
 		case t != nil:
 			cond = "visible"
-		case in.URL != "":
+		case in.URL != "" || in.URLIncludes != "":
 			cond = "url"
 		default:
 			cond = "load"
 		}
 	}
 	if cond == "time" {
-		if in.Time <= 0 {
-			return nil, fsm.Refuse(fsm.InvalidArgument, "condition time needs time, in seconds (at most 30)")
+		if in.Time <= 0 || other {
+			return nil, fsm.Refusef(fsm.InvalidArgument, "time waits alone, that many seconds (at most %d); to wait for something, give text, textGone, an element or url, and timeout", maxTimeWait)
 		}
-		d := time.Duration(min(in.Time, maxTimeWait)) * time.Second
+		d := time.Duration(min(in.Time, maxTimeWait) * float64(time.Second))
 		tm := time.NewTimer(d)
 		defer tm.Stop()
 		select {
 		case <-tm.C:
-			return map[string]any{"found": true, "condition": "time", "elapsedMs": d.Milliseconds()}, nil
+			return &reply{text: fmt.Sprintf("waited %gs\n", d.Seconds()), fields: map[string]any{"found": true, "condition": "time", "elapsedMs": d.Milliseconds()}}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
+	}
+	if in.Time > 0 {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "time waits alone; how long to wait for a condition is timeout, in seconds")
 	}
 	text := in.Text
 	if cond == "text_gone" && in.TextGone != "" {
 		text = in.TextGone
 	}
-	ms := in.TimeoutMS
-	if ms <= 0 {
-		ms = defaultWaitMS
+	secs := in.Timeout
+	if secs <= 0 {
+		secs = defaultWaitSeconds
 	}
-	ms = min(ms, maxWaitMS)
-	ctx, cancel := withTimeout(ctx, time.Duration(ms)*time.Millisecond+30*time.Second)
+	secs = min(secs, maxWaitSeconds)
+	bound := time.Duration(secs * float64(time.Second))
+	ctx, cancel := withTimeout(ctx, bound+30*time.Second)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := call(ctx, s.runner, localapi.Wait, localapi.WaitRequest{Page: page, Condition: cond, Text: text, Target: t, URL: in.URL, URLIncludes: in.URLIncludes, TimeoutMS: ms})
+	raw, err := call(ctx, s.runner, localapi.Wait, localapi.WaitRequest{Page: page, Condition: cond, Text: text, Target: t, URL: in.URL, URLIncludes: in.URLIncludes, TimeoutMS: int(bound.Milliseconds())})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"page": page, "result": raw}, nil
+	var res struct {
+		Found     bool  `json:"found"`
+		ElapsedMS int64 `json:"elapsedMs"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("mcp: decode the wait: %w", err)
+	}
+	what := waitWhat(cond, text)
+	if !res.Found {
+		return nil, fsm.Refusef(fsm.Timeout, "waited %gs: %s did not happen", secs, what)
+	}
+	return &reply{text: fmt.Sprintf("%s after %d ms\n", what, res.ElapsedMS), fields: map[string]any{"page": page, "result": raw}}, nil
+}
+
+// waitWhat says what a wait waits for, in the words of its arguments.
+func waitWhat(cond, text string) string {
+	switch cond {
+	case "text":
+		return fmt.Sprintf("text %q appeared", capText(text, 80))
+	case "text_gone":
+		return fmt.Sprintf("text %q went", capText(text, 80))
+	case "visible", "hidden", "enabled":
+		return "the element became " + cond
+	case "url":
+		return "the url matched"
+	}
+	return "the page loaded"
 }
 
 func (s *Server) screenshot(ctx context.Context, c *toolCall, in screenshotIn) (any, error) {
@@ -654,7 +715,15 @@ func (s *Server) evaluate(ctx context.Context, c *toolCall, in evaluateIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"page": page, "value": res.Value, "truncated": res.Truncated}, nil
+	v, err := json.Marshal(res.Value)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: encode the value: %w", err)
+	}
+	text := string(v)
+	if res.Truncated {
+		text += "\n(truncated at the bound)"
+	}
+	return &reply{text: text + "\n", fields: map[string]any{"page": page, "value": res.Value, "truncated": res.Truncated}}, nil
 }
 
 func (s *Server) upload(ctx context.Context, c *toolCall, in uploadIn) (any, error) {
@@ -666,7 +735,12 @@ func (s *Server) upload(ctx context.Context, c *toolCall, in uploadIn) (any, err
 }
 
 func (s *Server) handleDialog(ctx context.Context, c *toolCall, in dialogIn) (any, error) {
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "dialog", Accept: in.Accept, Text: in.PromptText}, false)
+	r, err := s.act(ctx, in.Page, localapi.ActRequest{Action: "dialog", Accept: in.Accept, Text: in.PromptText}, false)
+	if err != nil {
+		return nil, err
+	}
+	r.text = dialogText(r.fields["result"].(json.RawMessage))
+	return r, nil
 }
 
 func (s *Server) tabs(ctx context.Context, c *toolCall, in tabsIn) (any, error) {

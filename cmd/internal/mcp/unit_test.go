@@ -72,7 +72,7 @@ func TestFakeBackendArgumentBounds(t *testing.T) {
 	}
 	for name, args := range map[string]map[string]any{
 		"browser_fill_form":        {"fields": fields},
-		"browser_wait_for":         {"timeoutMs": maxWaitMS + 1, "text": "x"},
+		"browser_wait_for":         {"timeout": maxWaitSeconds + 1, "text": "x"},
 		"browser_wait_for ":        {"time": maxTimeWait + 1},
 		"browser_snapshot":         {"maxChars": 200001},
 		"browser_tabs":             {"action": "rename"},

@@ -1,0 +1,296 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// Results are written for the agent that reads them: the text content is
+// what a model sees (an outline as plain lines, an action as a line per
+// thing it caused), and the structured content carries the machine fields
+// (ids, counts, cursors) for a client that reads them. The outline is
+// never repeated as an escaped string inside JSON.
+
+// textResult is a success with text for the agent and structured fields,
+// bounded like every result.
+func textResult(text string, fields map[string]any) *sdk.CallToolResult {
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return errorResult(fmt.Errorf("mcp: encode the result: %w", err))
+	}
+	if n := len(b) + len(text); n > MaxResultBytes {
+		return errorResult(fsm.Refusef(fsm.LimitExceeded, "the result is %d bytes; results are bounded at %d: ask for less (maxChars, a cursor, a narrower scope)", n, MaxResultBytes))
+	}
+	return &sdk.CallToolResult{StructuredContent: json.RawMessage(b), Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// snapshotView is a snapshot as the agent reads it.
+type snapshotView struct {
+	text   string         // url, title, then the outline
+	fields map[string]any // every machine field of the snapshot, not its text
+	id     string         // its snapshotId, remembered for bare refs
+}
+
+// viewSnapshot splits a snapshot result into its outline and its fields.
+// Fields the surface adds later pass through to the structured content.
+func viewSnapshot(raw json.RawMessage) (snapshotView, error) {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return snapshotView{}, fmt.Errorf("mcp: decode the snapshot: %w", err)
+	}
+	outline, _ := m["text"].(string)
+	delete(m, "text")
+	delete(m, "page") // the result names its page once, at the top
+	id, _ := m["snapshotId"].(string)
+	var b strings.Builder
+	if u, _ := m["url"].(string); u != "" {
+		fmt.Fprintf(&b, "url: %s\n", u)
+	}
+	if t, _ := m["title"].(string); t != "" {
+		fmt.Fprintf(&b, "title: %s\n", t)
+	}
+	switch {
+	case m["unchanged"] == true:
+		b.WriteString("unchanged since the snapshot given as since\n")
+	case m["incremental"] == true:
+		b.WriteString("changes since the snapshot given as since (+ added, - removed):\n")
+	}
+	b.WriteString(outline)
+	if outline != "" && !strings.HasSuffix(outline, "\n") {
+		b.WriteByte('\n')
+	}
+	return snapshotView{text: b.String(), fields: m, id: id}, nil
+}
+
+// actionFacts are the fields of an action's result the text reports. The
+// Runner's result passes whole to the structured content.
+type actionFacts struct {
+	Action    string   `json:"action"`
+	Role      string   `json:"role"`
+	Tag       string   `json:"tag"`
+	Rebound   bool     `json:"rebound"`
+	NoOp      bool     `json:"noop"`
+	Requested int      `json:"requested"`
+	Delivered int      `json:"delivered"`
+	Length    int      `json:"length"`
+	Checked   *bool    `json:"checked"`
+	Selected  []string `json:"selected"`
+	Files     []string `json:"files"`
+	Keys      string   `json:"keys"`
+	Dialog    *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"dialog"`
+	Accepted *bool `json:"accepted"`
+	Scroll   *struct {
+		AtBottom bool `json:"atBottom"`
+		AtTop    bool `json:"atTop"`
+		Y        int  `json:"y"`
+		Height   int  `json:"height"`
+	} `json:"scroll"`
+	Navigation *struct {
+		URL          string `json:"url"`
+		Title        string `json:"title"`
+		SameDocument bool   `json:"sameDocument"`
+		Pending      bool   `json:"pending"`
+	} `json:"navigation"`
+	NewTab *struct {
+		URL string `json:"url"`
+	} `json:"newTab"`
+	Download *struct {
+		SuggestedFilename string `json:"suggestedFilename"`
+	} `json:"download"`
+}
+
+// actionText is what an action did, a line each: what was acted on, then
+// only what it caused.
+func actionText(raw json.RawMessage) string {
+	var f actionFacts
+	if json.Unmarshal(raw, &f) != nil {
+		return "done\n"
+	}
+	what := f.Role
+	if what == "" {
+		what = f.Tag
+	}
+	on := ""
+	if what != "" {
+		on = " the " + what
+	}
+	var lines []string
+	switch f.Action {
+	case "click":
+		lines = append(lines, "clicked"+on)
+	case "hover":
+		lines = append(lines, "hovered over"+on)
+	case "fill", "type":
+		line := fmt.Sprintf("entered %d of %d characters into%s", f.Delivered, f.Requested, on)
+		if f.Length > 0 {
+			line += fmt.Sprintf("; it now holds %d", f.Length)
+		}
+		lines = append(lines, line)
+	case "press":
+		lines = append(lines, "pressed the key"+on)
+	case "select":
+		lines = append(lines, "selected: "+strings.Join(f.Selected, ", "))
+	case "check", "uncheck":
+		state := "unchecked"
+		if f.Checked != nil && *f.Checked {
+			state = "checked"
+		}
+		lines = append(lines, state+on)
+	case "upload":
+		lines = append(lines, "set files: "+strings.Join(f.Files, ", "))
+	case "scroll":
+		lines = append(lines, "scrolled")
+	case "":
+		lines = append(lines, "done")
+	default:
+		lines = append(lines, f.Action+" done")
+	}
+	if f.NoOp {
+		lines = append(lines, "it was already in that state: nothing changed")
+	}
+	if f.Rebound {
+		lines = append(lines, "the ref's element had been re-rendered: acted on its one equivalent replacement")
+	}
+	if f.Scroll != nil {
+		at := ""
+		switch {
+		case f.Scroll.AtBottom:
+			at = " (at the bottom)"
+		case f.Scroll.AtTop:
+			at = " (at the top)"
+		}
+		lines = append(lines, fmt.Sprintf("scroll position %d of %d%s", f.Scroll.Y, f.Scroll.Height, at))
+	}
+	if n := f.Navigation; n != nil {
+		switch {
+		case n.Pending:
+			lines = append(lines, "it started a navigation"+to(n.URL)+" that had not committed yet")
+		case n.SameDocument:
+			lines = append(lines, "it moved within the document"+to(n.URL)+" (refs stay valid)")
+		default:
+			line := "it navigated" + to(n.URL)
+			if n.Title != "" {
+				line += fmt.Sprintf(", title %q", capText(n.Title, 200))
+			}
+			lines = append(lines, line+"; refs from before are stale: take a browser_snapshot")
+		}
+	}
+	if f.NewTab != nil {
+		lines = append(lines, "it opened a new tab"+to(f.NewTab.URL)+" (browser_tabs lists it)")
+	}
+	if f.Download != nil {
+		name := f.Download.SuggestedFilename
+		if name == "" {
+			name = "a file"
+		}
+		lines = append(lines, fmt.Sprintf("it started a download: %s", capText(name, 200)))
+	}
+	if f.Dialog != nil && f.Accepted == nil {
+		lines = append(lines, fmt.Sprintf("a %s dialog opened: %q; the page waits until browser_handle_dialog answers it", f.Dialog.Type, capText(f.Dialog.Message, 200)))
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func to(url string) string {
+	if url == "" {
+		return ""
+	}
+	return " to " + capText(url, 500)
+}
+
+// dialogText says what browser_handle_dialog found or did.
+func dialogText(raw json.RawMessage) string {
+	var f actionFacts
+	if json.Unmarshal(raw, &f) != nil || f.Dialog == nil {
+		return "no dialog is open\n"
+	}
+	msg := capText(f.Dialog.Message, 200)
+	switch {
+	case f.Accepted == nil:
+		return fmt.Sprintf("a %s dialog is open: %q; answer it with accept true or false\n", f.Dialog.Type, msg)
+	case *f.Accepted:
+		return fmt.Sprintf("accepted the %s dialog %q\n", f.Dialog.Type, msg)
+	}
+	return fmt.Sprintf("dismissed the %s dialog %q\n", f.Dialog.Type, msg)
+}
+
+// errorText is a refusal as the agent reads it.
+func errorText(ref *fsm.Refusal) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "refused: %s", ref.Code)
+	if ref.Detail != "" {
+		b.WriteString(": " + ref.Detail)
+	}
+	if ref.Next != "" {
+		b.WriteString("\nnext: " + ref.Next)
+	}
+	return b.String()
+}
+
+// forAgent rewords a refusal for an MCP client: the next step names tools
+// and their arguments (a CLI command or flag means nothing to an agent),
+// and a flag the detail names becomes the argument that plays its part. The
+// code never changes.
+func forAgent(ref *fsm.Refusal) *fsm.Refusal {
+	out := *ref
+	if next, ok := agentNext[ref.Code]; ok && (ref.Next == "" || ref.Next == ref.Code.NextStep()) {
+		out.Next = next
+	}
+	out.Detail = flagWords.Replace(out.Detail)
+	out.Next = flagWords.Replace(out.Next)
+	return &out
+}
+
+// agentNext is each code's next step in MCP terms, where the CLI's differs.
+var agentNext = map[fsm.Code]string{
+	fsm.BindingStale:       "take a new browser_snapshot and use its refs (page ids: browser_tabs)",
+	fsm.WrongTargetRefused: "use the page the ref or id was minted for",
+	fsm.RouteUnavailable:   "browser_status lists what this machine supports",
+	fsm.ReconnectExhausted: "check the browser is running, then browser_attach or browser_launch again",
+	fsm.InputIncomplete:    "read the field back (browser_snapshot), then browser_type the remainder with clear false",
+	fsm.ElementNotFound:    "take a browser_snapshot and use a ref it lists",
+	fsm.ElementHidden:      "browser_wait_for the element to be visible, or scroll or open its container first",
+	fsm.ElementDisabled:    "browser_wait_for the element with condition enabled, then retry",
+	fsm.ElementAmbiguous:   "use a ref from browser_snapshot, narrow target (role with name), or add target.index",
+	fsm.ElementObscured:    "close or dismiss the overlay first (browser_snapshot shows it)",
+	fsm.PageClosed:         "browser_tabs lists the open tabs",
+	fsm.NavigationFailed:   "check the url and that its server answers",
+	fsm.InvalidArgument:    "fix the argument the detail names",
+	fsm.NotFound:           "browser_status lists browsers, browser_tabs their tabs",
+	fsm.ScopeDenied:        "this session's scopes do not include it; the person who started the server decides",
+	fsm.PolicyDenied:       "use the tool made for it (browser_navigate, browser_file_upload, browser_tabs, …)",
+	fsm.ApprovalInvalid:    "call browser_attach again for a fresh approval request",
+	fsm.OriginDenied:       "that site is outside the owner's allowed origins; no tool argument changes that",
+	fsm.OutcomeUnknown:     "look at the page (browser_snapshot) to learn whether it happened; it is never replayed",
+	fsm.AttachmentLost:     "browser_reconnect, or browser_attach or browser_launch again",
+	fsm.UploadDenied:       "only files in the owner's upload directory can be sent; ask the person to put the file there",
+	fsm.LimitExceeded:      "ask for less: maxChars, a cursor, a narrower scope or an element",
+	fsm.DialogOpen:         "answer it with browser_handle_dialog (accept true or false)",
+	fsm.Timeout:            "look at the page (browser_snapshot), then wait again or longer (timeout, in seconds)",
+	fsm.LeaseHeld:          "another session holds it: close that one, or wait",
+}
+
+// flagWords turns the CLI's flags, where a shared detail names them, into
+// the MCP argument or the owner's setting that plays their part.
+var flagWords = strings.NewReplacer(
+	"--allow-evaluate", "the owner's evaluate setting",
+	"--allow-attach", "the owner's attach setting",
+	"can allow it with --allow ", "can add it to the allowed origins: ",
+	"can authorize origins with --allow ORIGIN", "can allow origins when starting the server",
+	"--allow", "the owner's allowed origins",
+	"--index", "target.index",
+	"--headless", "headless true",
+	"--profile-dir", "profileDir",
+	"--endpoint", "endpoint",
+	"--offer", "offer",
+	"--upload-dir", "the owner's upload directory",
+	"`wait --enabled`", "browser_wait_for with condition enabled",
+)
