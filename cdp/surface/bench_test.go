@@ -3,6 +3,7 @@ package surface
 import (
 	"context"
 	"sort"
+	"sync"
 	"testing"
 	"time"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/webcodex/webcodex/cdp"
 )
 
 // floors measures, in the same run, the raw CDP round trips an action is
@@ -310,4 +313,70 @@ func BenchmarkClickRefJudged(b *testing.B) {
 	per := time.Since(t0) / time.Duration(b.N)
 	b.StopTimer()
 	report(b, per, eval, mouse)
+}
+
+// countingSession counts the commands a page sends, by method: round trips
+// are what a page operation costs, independent of the machine's load.
+type countingSession struct {
+	*cdp.Session
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *countingSession) Call(ctx context.Context, method string, params, result any) error {
+	c.mu.Lock()
+	c.calls[method]++
+	c.mu.Unlock()
+	return c.Session.Call(ctx, method, params, result)
+}
+
+func (c *countingSession) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := c.calls
+	c.calls = map[string]int{}
+	return m
+}
+
+// BenchmarkRoundTrips reports the commands one judged click by ref and one
+// small form's snapshot send, by method (per operation).
+func BenchmarkRoundTrips(b *testing.B) {
+	sess, _ := sharedBrowser(b).newTab(b)
+	cs := &countingSession{Session: sess, calls: map[string]int{}}
+	ctx := context.Background()
+	p, err := New(ctx, cs, Options{Judge: allowAll})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	measure := func(name string, op func() error) {
+		if err := op(); err != nil { // warm: the world exists
+			b.Fatal(err)
+		}
+		cs.take()
+		for i := 0; i < b.N; i++ {
+			if err := op(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		total := 0
+		for m, n := range cs.take() {
+			total += n
+			b.ReportMetric(float64(n)/float64(b.N), name+":"+m)
+		}
+		b.ReportMetric(float64(total)/float64(b.N), name+"-calls")
+	}
+	if _, err := p.Navigate(ctx, fixtures(b).url("/form-small")); err != nil {
+		b.Fatal(err)
+	}
+	measure("snapshot", func() error { _, err := p.Snapshot(ctx, SnapshotOptions{}); return err })
+	if _, err := p.Navigate(ctx, fixtures(b).url("/controls")); err != nil {
+		b.Fatal(err)
+	}
+	s, err := p.Snapshot(ctx, SnapshotOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := Target{Ref: refOf(b, s, `button "Save"`), SnapshotID: s.ID}
+	measure("click", func() error { _, err := p.Click(ctx, t); return err })
 }

@@ -486,10 +486,11 @@ func (p *Page) SnapshotNext(ctx context.Context, cursor string, maxChars int) (*
 // moreChunk resumes the paused walk of rec for one chunk, in rec's
 // document, admitted before and after. The caller holds rec.mu.
 func (p *Page) moreChunk(ctx context.Context, rec *snapRecord, budget int) ([]string, *pageSnap, error) {
-	if err := p.admit(ctx, rec.root); err != nil {
+	idx, err := p.admitIndex(ctx, rec.root)
+	if err != nil {
 		return nil, nil, err
 	}
-	lines, ps, err := p.frameChunk(ctx, rec.root, rec.prefix, jsMore, snapArgs{Budget: budget}, rec, 0)
+	lines, ps, err := p.frameChunk(ctx, rec.root, rec.prefix, jsMore, snapArgs{Budget: budget}, rec, 0, idx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -562,14 +563,15 @@ func (p *Page) snapshotOnce(ctx context.Context, arg snapArgs, scopeWorld *world
 			return nil, nil, err
 		}
 	}
-	if err := p.admit(ctx, w); err != nil {
+	idx, err := p.admitIndex(ctx, w)
+	if err != nil {
 		return nil, nil, err
 	}
 	rec := &snapRecord{id: p.newSnapID(), gen: p.opts.Generation, worlds: map[string]*world{}, refs: map[string]map[int]bool{}, root: w, prefix: "e"}
 	if w.frame != p.main || w.sess != p.sess {
 		rec.prefix = p.frameKey(w.frame) + "e"
 	}
-	lines, ps, err := p.frameChunk(ctx, w, rec.prefix, jsSnapshot, arg, rec, 0)
+	lines, ps, err := p.frameChunk(ctx, w, rec.prefix, jsSnapshot, arg, rec, 0, idx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -607,9 +609,10 @@ func (p *Page) frameByKey(key string) (cdproto.FrameID, bool) {
 
 // frameChunk runs fn (snapshot or more) in world w for one chunk of its
 // outline, then snapshots whole the cross-origin frames the chunk names and
-// splices their lines in after their frame lines.
-func (p *Page) frameChunk(ctx context.Context, w *world, prefix string, fn jsFn[snapArgs, pageSnap], arg snapArgs, rec *snapRecord, depth int) ([]string, *pageSnap, error) {
-	children := p.tagChildFrames(ctx, w)
+// splices their lines in after their frame lines. idx, when not nil, is the
+// frame index w's admission just read (its child frames are taken from it).
+func (p *Page) frameChunk(ctx context.Context, w *world, prefix string, fn jsFn[snapArgs, pageSnap], arg snapArgs, rec *snapRecord, depth int, idx frameIndex) ([]string, *pageSnap, error) {
+	children := p.tagChildFramesIn(ctx, w, idx)
 	arg.Snap, arg.Prefix, arg.MaxLines = rec.id, prefix, p.limits.lines
 	ps, err := invoke(ctx, p, w, fn, arg)
 	if err != nil {
@@ -669,7 +672,7 @@ func (p *Page) frameChunk(ctx context.Context, w *world, prefix string, fn jsFn[
 		cw, err := p.frameWorld(ctx, fid)
 		var sub []string
 		if err == nil {
-			sub, _, err = p.frameChunk(ctx, cw, f.Key+"e", jsSnapshot, snapArgs{Interactive: arg.Interactive, Full: arg.Full}, rec, depth+1)
+			sub, _, err = p.frameChunk(ctx, cw, f.Key+"e", jsSnapshot, snapArgs{Interactive: arg.Interactive, Full: arg.Full}, rec, depth+1, nil)
 		}
 		if err == nil {
 			// Read from the admitted document, and shown only if the frame
