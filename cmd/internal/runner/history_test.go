@@ -107,3 +107,39 @@ func TestHistoryKeepsTheGate(t *testing.T) {
 		t.Fatal("the tab moved on a refused forward")
 	}
 }
+
+// TestHistoryWithinTheDocument: entries made by the history API are moved
+// through without a new document; the tab's URL is the entry's.
+func TestHistoryWithinTheDocument(t *testing.T) {
+	t.Parallel() // its own Runner and browser
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>app</title><p id=v>start</p>
+<script>addEventListener('popstate', e => { document.getElementById('v').textContent = location.hash })</script>`)
+	}))
+	defer srv.Close()
+	h := newHarness(t)
+	ctx := context.Background()
+	b, err := h.r.Launch(ctx, localapi.LaunchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.r.Open(ctx, localapi.OpenRequest{Browser: b.ID, URL: srv.URL + "/app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "history.pushState({}, '', '#one'); history.pushState({}, '', '#two'); 1"}); err != nil {
+		t.Fatal(err)
+	}
+	nav, err := h.r.Back(ctx, localapi.PageRequest{Page: p.ID})
+	if err != nil || nav.URL != srv.URL+"/app#one" {
+		t.Fatalf("back within the document = %+v, %v", nav, err)
+	}
+	eventuallyT(t, 10*time.Second, "the page saw popstate", func() bool {
+		rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: p.ID})
+		return err == nil && rd.Text == "#one"
+	})
+	nav, err = h.r.Forward(ctx, localapi.PageRequest{Page: p.ID})
+	if err != nil || nav.URL != srv.URL+"/app#two" {
+		t.Fatalf("forward within the document = %+v, %v", nav, err)
+	}
+}
