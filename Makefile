@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: test demo build check-chromium fmt-check vet spec-check
+.PHONY: test demo build check-chromium fmt-check vet spec-check edge-coverage mutate
 
 build:
 	$(GO) build -buildvcs=auto -o bin/webcodex ./cmd/webcodex
@@ -25,6 +25,19 @@ vet:
 
 spec-check:
 	$(GO) run ./cmd/webcodex spec --check
+
+# Re-record which real-browser test takes each machine edge (spec/coverage,
+# committed) and render spec/edge-coverage.md from it.
+EDGE_COVERAGE_PKGS ?= ./cmd/internal/runner ./cmd/internal/mcp ./cmd/webcodex ./extension/bridge
+edge-coverage:
+	rm -f spec/coverage/*.json
+	WEBCODEX_EDGE_COVERAGE=$(CURDIR)/spec/coverage $(GO) test -count=1 -timeout 30m $(EDGE_COVERAGE_PKGS)
+	$(GO) run ./cmd/webcodex spec
+
+# Apply each seeded bug to a copy of the repository and report which test
+# kills it (scripts/mutate).
+mutate:
+	$(GO) run ./scripts/mutate
 
 check-chromium:
 	@if [ -z "$$WEBCODEX_CHROME" ] && [ ! -x /usr/bin/chromium ] && ! command -v chromium >/dev/null && ! command -v google-chrome >/dev/null; then \

@@ -1,6 +1,8 @@
 // Package fsm declares webcodex's finite-state machines as data, builds
 // qmuntal/stateless machines from those declarations, renders them for
-// spec/, and walks them with rapid property tests.
+// spec/, and explores them exhaustively to check their properties
+// ([Spec.Explore]; the rapid walk beside it is in fsm/fsmtest, so rapid
+// stays out of the shipped binary).
 //
 // A declaration ([Spec]) is the one source of truth: the runtime, the
 // diagrams and the property-test model are all read from it.
@@ -89,7 +91,7 @@ type Spec[S, T ~string, F any] struct {
 	Guards  string // one paragraph: what this machine guards, for reviewers
 	Initial S
 	States  []StateDoc[S]
-	// Triggers lists every trigger; the property harness draws from it.
+	// Triggers lists every trigger; the property checks fire each of them.
 	Triggers []T
 	Edges    []Edge[S, T, F]
 	Stable   []S // states where the machine may rest
@@ -129,12 +131,13 @@ type Spec[S, T ~string, F any] struct {
 	// about.
 	Forbidden []Effect
 
-	// DrawFacts draws random facts for the property harness and for the
-	// guard-exclusivity check in Validate.
+	// DrawFacts draws facts for the property checks and for Validate: the
+	// exploration walks every value it can draw.
 	DrawFacts func(draw Drawer) F
 }
 
-// Drawer draws values; *rapid.T satisfies it through [RapidDrawer].
+// Drawer draws fact values: the exploration's drawer walks every value,
+// fsm/fsmtest's draws them with rapid.
 type Drawer interface {
 	Bool(label string) bool
 	IntRange(label string, lo, hi int) int

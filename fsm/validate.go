@@ -29,8 +29,8 @@ func joinLines(s []string) string {
 	return out
 }
 
-// exclusivitySamples is how many random facts Validate tries per (state,
-// trigger) with several guarded edges.
+// exclusivitySamples/8 is how many sampled counter values Validate tries,
+// each with every fact combination, per guarded (state, trigger).
 const exclusivitySamples = 512
 
 // handWrittenExits matches a state doc that lists exits, which are
@@ -206,8 +206,8 @@ func closure[S comparable](from S, out map[S][]S) map[S]bool {
 }
 
 // overlappingGuards finds (state, trigger) pairs where two edges can both be
-// taken: two unguarded edges, or guards that both hold for some sampled facts
-// and counters.
+// taken: two unguarded edges, or guards that both hold for some facts (every
+// combination is tried) and sampled counters.
 func (s *Spec[S, T, F]) overlappingGuards() []string {
 	type pair struct {
 		from S
@@ -224,6 +224,7 @@ func (s *Spec[S, T, F]) overlappingGuards() []string {
 	}
 	var problems []string
 	rng := rand.New(rand.NewPCG(1, 2)) // fixed seed: Validate is deterministic
+	facts := s.AllFacts()
 	for _, p := range order {
 		edges := groups[p]
 		if len(edges) < 2 {
@@ -239,17 +240,21 @@ func (s *Spec[S, T, F]) overlappingGuards() []string {
 			problems = append(problems, fmt.Sprintf("%s on %s: an unguarded edge shares the trigger with another edge", p.from, p.on))
 			continue
 		}
-		for i := 0; i < exclusivitySamples; i++ {
+	search:
+		for i := 0; i < exclusivitySamples/8; i++ {
 			env := s.sampleEnv(rng)
-			var holding []string
-			for _, e := range edges {
-				if e.Guard.OK(env) {
-					holding = append(holding, e.Guard.Name)
+			for _, f := range facts {
+				env.Facts = f
+				var holding []string
+				for _, e := range edges {
+					if e.Guard.OK(env) {
+						holding = append(holding, e.Guard.Name)
+					}
 				}
-			}
-			if len(holding) > 1 {
-				problems = append(problems, fmt.Sprintf("%s on %s: guards %v can both hold", p.from, p.on, holding))
-				break
+				if len(holding) > 1 {
+					problems = append(problems, fmt.Sprintf("%s on %s: guards %v can both hold", p.from, p.on, holding))
+					break search
+				}
 			}
 		}
 	}

@@ -59,6 +59,7 @@ func Files() map[string][]byte {
 		files[t.Name+".mmd"] = []byte(t.Mermaid())
 	}
 	files["refusals.md"] = refusals()
+	files["edge-coverage.md"] = edgeCoverage()
 	files["README.md"] = readme()
 	for name, render := range extra {
 		files[name] = render()
@@ -144,6 +145,7 @@ func readme() []byte {
 	}
 	b.WriteString("\n")
 	b.WriteString("See also [refusals.md](refusals.md): the closed refusal set.\n")
+	b.WriteString("See also [edge-coverage.md](edge-coverage.md): which real-browser test took each edge, or why none does.\n")
 	names := slices.Sorted(func(yield func(string) bool) {
 		for name := range extra {
 			if !yield(name) {

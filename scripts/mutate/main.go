@@ -1,0 +1,405 @@
+// Command mutate is the mutation check: it applies seeded bugs to the
+// machines and their owners one at a time, in a temporary copy of the
+// repository (never the working tree), runs the tests of the packages the
+// bug lives in, and reports which test kills each bug and the kill rate.
+//
+//	go run ./scripts/mutate                 # every mutation, on HEAD
+//	go run ./scripts/mutate -only ledger    # the mutations whose name matches
+//	go run ./scripts/mutate -worktree       # on the working tree instead of HEAD
+//	go run ./scripts/mutate -runs 3         # each mutation three times (rapid is random)
+//
+// A mutation whose text is no longer in its file is reported as stale, not
+// as survived, and left out of the rate. spec/ drift is not counted as a
+// kill (TestSpecMatchesCode fails on any change to a declaration).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// patch replaces Old, which must occur exactly once, with New.
+type patch struct{ Old, New string }
+
+type mutation struct {
+	Name    string
+	Class   string // the seeded-bug class it stands for
+	File    string
+	Patches []patch
+	Pkgs    []string // the packages whose tests must kill it
+}
+
+// Declaration mutations also run ./spec: its edge coverage test fails
+// when a declared edge a real test took (or one it explains) is gone.
+// spec/ drift alone is not a kill (see driftOnly).
+var (
+	consentPkgs   = []string{"./consent", "./spec"}
+	reconnectPkgs = []string{"./reconnect", "./spec"}
+	leasePkgs     = []string{"./lease", "./spec"}
+)
+
+// driftOnly are the tests that fail on any change to a declaration because
+// spec/ is generated from it: a reviewer would see the diff, but they say
+// nothing about the bug, so a mutation they alone fail survives.
+var driftOnly = []string{"TestSpecMatchesCode", "TestDriftIsDetected"}
+
+var mutations = []mutation{
+	{"consent: seed transition pressed -> socket_ready removed", "removed seed transition", "consent/spec.go",
+		[]patch{{"\t\t{From: ConsentPressed, On: HandshakeComplete, To: SocketReady, Effect: EffectReprove, Count: \"connections\"},\n", ""}}, consentPkgs},
+	{"reconnect: seed transition connecting -> prompt observed removed", "removed seed transition", "reconnect/spec.go",
+		[]patch{{"\t\t{From: ConnectingPending, On: PromptObserved, To: PromptObservedState, Guard: exactCandidate},\n", ""},
+			{"{From: ConnectingPending, On: PromptObserved, To: Ambiguous, Guard: fsm.Not(exactCandidate)}", "{From: ConnectingPending, On: PromptObserved, To: Ambiguous}"}}, reconnectPkgs},
+	{"consent: dismissal while pressed removed", "removed transition (not in the seed)", "consent/spec.go",
+		[]patch{{"\t\t{From: ConsentPressed, On: Dismissed, To: ConsentDismissed},\n", ""}}, consentPkgs},
+	{"reconnect: unclear prompt after observing removed", "removed transition (not in the seed)", "reconnect/spec.go",
+		[]patch{{"\t\t{From: PromptObservedState, On: PromptUnclear, To: Ambiguous},\n", ""}}, reconnectPkgs},
+	{"consent: approve without the expiry guard", "removed guard", "consent/spec.go",
+		[]patch{{"{From: ApprovalRequired, On: Approve, To: GrantActive, Guard: unexpired, Effect: EffectMintGrant},\n\t\t{From: ApprovalRequired, On: Approve, To: Refused, Guard: fsm.Not(unexpired)},",
+			"{From: ApprovalRequired, On: Approve, To: GrantActive, Effect: EffectMintGrant},"}}, consentPkgs},
+	{"consent: re-proof on the live socket unguarded", "removed guard", "consent/spec.go",
+		[]patch{{"{From: SocketReady, On: Reprove, To: EndpointReproved, Guard: ownerMatches},", "{From: SocketReady, On: Reprove, To: EndpointReproved},"}}, consentPkgs},
+	{"external attachment: teardown kills under a new name", "forbidden effect under a new name", "lease/attachment.go",
+		[]patch{{"{From: AttachReady, On: AttachClose, To: AttachDetached, Effect: EffectDetachDebugger},", "{From: AttachReady, On: AttachClose, To: AttachDetached, Effect: \"terminate_browser\"},"}}, leasePkgs},
+	{"grant: idle expiry x60", "TTL x60", "consent/grant.go",
+		[]patch{{"IdleExpiry     = 30 * time.Minute", "IdleExpiry     = 30 * time.Hour"}}, consentPkgs},
+	{"approval request: lifetime x60", "TTL x60", "consent/approval.go",
+		[]patch{{"const RequestTTL = 5 * time.Minute", "const RequestTTL = 5 * time.Hour"}}, consentPkgs},
+	{"offer: lifetime x60", "TTL x60", "lease/offer.go",
+		[]patch{{"OfferTTL      = 10 * time.Minute", "OfferTTL      = 10 * time.Hour"}}, leasePkgs},
+	{"consent: press delay x60", "TTL x60", "consent/ui.go",
+		[]patch{{"const MinPressDelay = time.Second", "const MinPressDelay = time.Minute"}}, consentPkgs},
+	{"scope: press_prompt left out of the digest", "scope field left out of a digest", "consent/approval.go",
+		[]patch{{"b, _ := json.Marshal(s.Canonical())", "c := s.Canonical()\n\tc.PressPrompt = false\n\tb, _ := json.Marshal(c)"}}, consentPkgs},
+	{"grant: usable at its absolute expiry", "grant usable at its absolute expiry", "consent/grant.go",
+		[]patch{{"AbsoluteLeft: now.Before(g.absolute)", "AbsoluteLeft: !now.After(g.absolute)"}}, consentPkgs},
+	{"grant: usable at its idle expiry", "grant usable at its absolute expiry", "consent/grant.go",
+		[]patch{{"IdleLeft: now.Before(g.lastUsed.Add(IdleExpiry))", "IdleLeft: !now.After(g.lastUsed.Add(IdleExpiry))"}}, consentPkgs},
+	{"broker: newer grant leaves the older live", "newer grant not revoking the older", "consent/approval.go",
+		[]patch{{"\t\told.Revoke()\n", "\t\t_ = old\n"}}, consentPkgs},
+	{"gates: reopen forgets a draining gate (two holders)", "two holders through reopen-while-draining", "lease/gate.go",
+		[]patch{{"\t\tif k.Browser == browser && gt.owner.State() == GateClosed {\n\t\t\tgt.fire(GateReopen)\n\t\t}",
+			"\t\tif k.Browser == browser && gt.owner.State() == GateClosed {\n\t\t\tgt.fire(GateReopen)\n\t\t} else if k.Browser == browser {\n\t\t\tdelete(g.gates, k)\n\t\t}"}}, leasePkgs},
+	{"gates: a ticket from before the reconnect still dispatches", "two holders through reopen-while-draining", "lease/gate.go",
+		[]patch{{"t.g.closed[t.key.Browser] || t.g.gen[t.key.Browser] != t.gen || ", "t.g.closed[t.key.Browser] || "}}, leasePkgs},
+	{"reconnect: the flight dies with the leader's context", "joiners aborted on leader cancel", "reconnect/machine.go",
+		[]patch{{"context.WithTimeout(context.WithoutCancel(ctx), deadline)", "context.WithTimeout(ctx, deadline)"}}, reconnectPkgs},
+	{"ledger: trim forgets outcome_unknown", "ledger trim forgetting outcome_unknown", "lease/ledger.go",
+		[]patch{{"case EffectAcked, EffectFailed, EffectReconciledYes, EffectReconciledNo, EffectCancelled:", "case EffectAcked, EffectFailed, EffectReconciledYes, EffectReconciledNo, EffectCancelled, EffectUnknown:"}}, leasePkgs},
+	{"reconnect: invalidation dropped from the declaration", "dropped invalidation", "reconnect/spec.go",
+		[]patch{{"{From: GenerationIncremented, On: Invalidate, To: CapabilitiesInvalid, Effect: EffectInvalidate},", "{From: GenerationIncremented, On: Invalidate, To: CapabilitiesInvalid},"},
+			{"\n\t\tEffectInvalidate, EffectReopenGates, EffectRevokeGrant},", "\n\t\tEffectReopenGates, EffectRevokeGrant},"}}, reconnectPkgs},
+	{"reconnect: invalidation dropped by the owner", "dropped invalidation", "reconnect/machine.go",
+		[]patch{{"\tc.Hooks.Invalidate(c.Gens.Advance())\n\treturn ReopenGates, nil", "\tc.Gens.Advance()\n\treturn ReopenGates, nil"}}, reconnectPkgs},
+	{"reconnect: retry dial enabled at its budget", "unguarded retry edge", "reconnect/spec.go",
+		[]patch{{`fsm.Below[Facts]("attempts", MaxAttempts), Effect: EffectDial`, `fsm.Below[Facts]("attempts", MaxAttempts+1), Effect: EffectDial`},
+			{`fsm.AtLeast[Facts]("attempts", MaxAttempts)}`, `fsm.AtLeast[Facts]("attempts", MaxAttempts+1)}`}}, reconnectPkgs},
+	{"reconnect: budget raised", "unguarded retry edge", "reconnect/states.go",
+		[]patch{{"const MaxAttempts = 3", "const MaxAttempts = 4"}}, reconnectPkgs},
+	{"reconnect: an unclear press dials again", "effect fired twice on two edges", "reconnect/spec.go",
+		[]patch{{"{From: Pressed, On: PromptUnclear, To: Ambiguous},", "{From: Pressed, On: PromptUnclear, To: Ambiguous, Effect: EffectDial},"}}, reconnectPkgs},
+}
+
+type result struct {
+	mutation
+	Verdict string   // killed, survived, stale, error
+	Killers []string // failing tests (or the build or init failure)
+	Runs    int      // runs that killed it, of -runs
+}
+
+func main() {
+	only := flag.String("only", "", "run only the mutations whose name matches this regexp")
+	worktree := flag.Bool("worktree", false, "mutate a copy of the working tree instead of HEAD")
+	runs := flag.Int("runs", 1, "runs per mutation; a kill must happen in every run")
+	timeout := flag.Duration("timeout", 10*time.Minute, "bound on one mutation's test run")
+	out := flag.String("o", "", "also write the report (markdown) to this file")
+	flag.Parse()
+	if err := run(*only, *worktree, *runs, *timeout, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+		os.Exit(1)
+	}
+}
+
+func run(only string, worktree bool, runs int, timeout time.Duration, out string) error {
+	sel, err := regexp.Compile(only)
+	if err != nil {
+		return err
+	}
+	root, err := gitOutput("", "rev-parse", "--show-toplevel")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "webcodex-mutate-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyRepo(root, tmp, worktree); err != nil {
+		return err
+	}
+
+	var chosen []mutation
+	for _, m := range mutations {
+		if sel.MatchString(m.Name) {
+			chosen = append(chosen, m)
+		}
+	}
+	// Baseline: the unmutated packages must pass, or a kill means nothing.
+	var all []string
+	for _, m := range chosen {
+		for _, p := range m.Pkgs {
+			if !slices.Contains(all, p) {
+				all = append(all, p)
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "baseline: %s\n", strings.Join(all, " "))
+	if failed, outText := goTest(tmp, all, timeout); len(failed) > 0 {
+		return fmt.Errorf("the unmutated packages fail (%v); fix them first:\n%s", failed, tail(outText, 40))
+	}
+
+	var results []result
+	for i, m := range chosen {
+		fmt.Fprintf(os.Stderr, "[%d/%d] %s\n", i+1, len(chosen), m.Name)
+		results = append(results, apply(tmp, m, runs, timeout))
+		r := results[len(results)-1]
+		fmt.Fprintf(os.Stderr, "        %s %s\n", r.Verdict, strings.Join(r.Killers, ", "))
+	}
+	report := render(results, runs, worktree)
+	fmt.Print(report)
+	if out != "" {
+		return os.WriteFile(out, []byte(report), 0o644)
+	}
+	return nil
+}
+
+// apply patches one file of the copy, runs the tests and puts the file back.
+func apply(dir string, m mutation, runs int, timeout time.Duration) result {
+	r := result{mutation: m}
+	path := filepath.Join(dir, m.File)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		r.Verdict, r.Killers = "stale", []string{err.Error()}
+		return r
+	}
+	defer os.WriteFile(path, orig, 0o644)
+	text := string(orig)
+	for _, p := range m.Patches {
+		if n := strings.Count(text, p.Old); n != 1 {
+			r.Verdict, r.Killers = "stale", []string{fmt.Sprintf("%q occurs %d times", firstLine(p.Old), n)}
+			return r
+		}
+		text = strings.Replace(text, p.Old, p.New, 1)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		r.Verdict, r.Killers = "error", []string{err.Error()}
+		return r
+	}
+	for range runs {
+		failed, _ := goTest(dir, m.Pkgs, timeout)
+		failed = slices.DeleteFunc(failed, func(f string) bool { return slices.Contains(driftOnly, f) })
+		if len(failed) > 0 {
+			r.Runs++
+			for _, f := range failed {
+				if !slices.Contains(r.Killers, f) {
+					r.Killers = append(r.Killers, f)
+				}
+			}
+		}
+	}
+	switch {
+	case r.Runs == runs:
+		r.Verdict = "killed"
+	case r.Runs > 0:
+		r.Verdict = fmt.Sprintf("flaky (%d of %d runs)", r.Runs, runs)
+	default:
+		r.Verdict = "survived"
+	}
+	return r
+}
+
+var (
+	failLine  = regexp.MustCompile(`^\s*--- FAIL: (\S+)`)
+	panicLine = regexp.MustCompile(`^panic: (.*)`)
+	buildFail = regexp.MustCompile(`^FAIL\s+(\S+) \[(build failed|setup failed)\]`)
+	pkgFail   = regexp.MustCompile(`^FAIL\s+(\S+)\s+[0-9.]+s$`)
+	traceFail = regexp.MustCompile(`^trace conformance: (.*)`)
+)
+
+// goTest runs the packages' tests and names what failed: tests, a build,
+// a panic at init (an invalid declaration panics in MustValidate), trace
+// conformance, or a package that failed with no test named.
+func goTest(dir string, pkgs []string, timeout time.Duration) (failed []string, output string) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	args := append([]string{"test", "-count=1", "-timeout", timeout.String()}, pkgs...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	output = buf.String()
+	named := false
+	sc := bufio.NewScanner(strings.NewReader(output))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case failLine.MatchString(line):
+			name := failLine.FindStringSubmatch(line)[1]
+			if top, _, _ := strings.Cut(name, "/"); !slices.Contains(failed, top) && !slices.Contains(failed, name) {
+				failed = append(failed, name)
+			}
+			named = true
+		case panicLine.MatchString(line):
+			failed = append(failed, "panic: "+clip(panicLine.FindStringSubmatch(line)[1], 140))
+			named = true
+		case traceFail.MatchString(line):
+			failed = append(failed, "trace conformance")
+			named = true
+		case buildFail.MatchString(line):
+			failed = append(failed, "build of "+buildFail.FindStringSubmatch(line)[1])
+			named = true
+		case pkgFail.MatchString(line) && !named:
+			failed = append(failed, "package "+pkgFail.FindStringSubmatch(line)[1])
+		}
+	}
+	if err != nil && len(failed) == 0 {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) || ctx.Err() != nil {
+			failed = append(failed, "go test: "+err.Error())
+		}
+	}
+	return failed, output
+}
+
+func render(results []result, runs int, worktree bool) string {
+	var b strings.Builder
+	src := "HEAD"
+	if worktree {
+		src = "the working tree"
+	}
+	killed, counted := 0, 0
+	for _, r := range results {
+		if r.Verdict == "stale" || r.Verdict == "error" {
+			continue
+		}
+		counted++
+		if r.Verdict == "killed" {
+			killed++
+		}
+	}
+	fmt.Fprintf(&b, "# Mutation check (%s, %d run(s) per mutation)\n\n", src, runs)
+	fmt.Fprintf(&b, "Kill rate: %d of %d", killed, counted)
+	if counted > 0 {
+		fmt.Fprintf(&b, " (%.0f%%)", 100*float64(killed)/float64(counted))
+	}
+	if stale := len(results) - counted; stale > 0 {
+		fmt.Fprintf(&b, "; %d stale (their text is no longer in the code)", stale)
+	}
+	b.WriteString(".\n\n| mutation | class | verdict | killed by |\n|---|---|---|---|\n")
+	for _, r := range results {
+		killers := r.Killers
+		if len(killers) > 4 {
+			killers = append(slices.Clone(killers[:4]), fmt.Sprintf("and %d more", len(r.Killers)-4))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Name, r.Class, r.Verdict, strings.ReplaceAll(strings.Join(killers, "; "), "|", "\\|"))
+	}
+	return b.String()
+}
+
+// copyRepo puts HEAD (or the working tree's tracked and new files) in dst.
+func copyRepo(root, dst string, worktree bool) error {
+	if !worktree {
+		archive := exec.Command("git", "archive", "HEAD")
+		archive.Dir = root
+		untar := exec.Command("tar", "-x", "-C", dst)
+		pipe, err := archive.StdoutPipe()
+		if err != nil {
+			return err
+		}
+		untar.Stdin = pipe
+		if err := untar.Start(); err != nil {
+			return err
+		}
+		if err := archive.Run(); err != nil {
+			return fmt.Errorf("git archive: %w", err)
+		}
+		return untar.Wait()
+	}
+	list, err := gitOutput(root, "ls-files", "-co", "--exclude-standard")
+	if err != nil {
+		return err
+	}
+	for _, rel := range strings.Split(list, "\n") {
+		if rel == "" {
+			continue
+		}
+		if err := copyFile(filepath.Join(root, rel), filepath.Join(dst, rel)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func gitOutput(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	b, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func tail(s string, lines int) string {
+	all := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
