@@ -15,6 +15,7 @@ function isSecret(el) {
 }
 
 function deepActive() {
+  /** @type {any} */
   let a = document.activeElement;
   while (a) {
     if (a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }

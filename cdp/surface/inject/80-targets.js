@@ -110,6 +110,11 @@ function textMatches(want) {
 
 const LABELABLE = 'input:not([type=hidden]),select,textarea,[contenteditable=""],[contenteditable="true"],[role=textbox],[role=combobox],[role=searchbox],[role=checkbox],[role=radio],[role=switch],[role=slider],[role=spinbutton],[role=listbox]';
 
+/**
+ * find lists the elements a semantic target matches, or a refusal.
+ * @param {any} t a target as Go sends it (pageTarget)
+ * @returns {any} Element[] or {err, ...}
+ */
 function find(t) {
   if (t.css) {
     try { return deepQuery(t.css); } catch (e) { return { err: R.invalid, detail: 'invalid CSS selector' }; }
@@ -179,6 +184,10 @@ function elementOf(a) {
 }
 
 // resolve returns {el} for one visible element, or a refusal with counts.
+/**
+ * @param {any} t a target as Go sends it (pageTarget)
+ * @returns {any} {el, rebound} or {err, ...counts}
+ */
 function resolve(t) {
   if (t.ref) {
     const r = byRef(t.ref, t.snap);

@@ -2,6 +2,7 @@
 // Actions: checks before input, read-backs after.
 // A part of the page script: see 99-api.js.
 
+/** @returns {any} {el, rebound} or {err, ...} */
 function guard(a) {
   const r = resolve(a.target);
   if (r.err) return r;
@@ -30,6 +31,7 @@ function prepare(a) {
   return r;
 }
 
+/** @returns {any} what prepare answers, or {err, ...} */
 function prepareFor(a) {
   const r = guard(a);
   if (r.err) return r;

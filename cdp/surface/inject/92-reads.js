@@ -8,8 +8,10 @@
 // keeps the last. The browser's own events of a navigation may come after
 // the acknowledgement of the input that caused it; this count does not.
 const NAVS = { seq: 0, last: null };
-if (typeof navigation !== 'undefined') {
-  navigation.addEventListener('navigate', e => {
+/** @type {any} the Navigation API (not in every lib.dom yet) */
+const NAV_API = /** @type {any} */ (globalThis).navigation;
+if (NAV_API) {
+  NAV_API.addEventListener('navigate', e => {
     NAVS.seq++;
     NAVS.last = { url: e.destination.url, sameDocument: e.destination.sameDocument, download: e.downloadRequest != null };
   });

@@ -53,6 +53,11 @@ test('every file compiles on its own (a syntax error names its file)', () => {
   }
 });
 
+test('tsconfig.json lists every file of the script', () => {
+  const cfg = JSON.parse(fs.readFileSync(path.join(dir, 'tsconfig.json'), 'utf8'));
+  assert.deepEqual(cfg.files.filter((/** @type {string} */ f) => f.endsWith('.js')), files());
+});
+
 test('every file starts with // @ts-check', () => {
   for (const f of files()) assert.match(fs.readFileSync(path.join(dir, f), 'utf8'), /^\/\/ @ts-check\n/, f);
 });
