@@ -12,12 +12,13 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
 
-// Tabs webcodex opens in a person's browser are its own: at detach they
-// are closed, unless the agent handed them over to the person. A handed-over
+// Tabs webcodex opens in a person's browser are its own, and so are the
+// tabs they open in turn: at detach they are closed, unless the agent handed them over to the person. A handed-over
 // tab stays open and is never touched again; the mark the person sees is a
 // notice tab webcodex opens beside them at detach, titled "webcodex handed
 // over N tabs" and listing their titles, so nothing inside the handed-over
@@ -111,6 +112,7 @@ func (b *Browser) releaseAgentTabs(ctx context.Context) {
 	if c == nil {
 		return
 	}
+	closing = append(closing, b.popupsOf(ctx, c, closing)...)
 	for _, id := range closing {
 		if _, err := cdproto.Call(ctx, c.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
 			b.r.logf("runner: browser %s: closing a tab webcodex opened: %s", b.id, refusalCode(err))
@@ -123,6 +125,33 @@ func (b *Browser) releaseAgentTabs(ctx context.Context) {
 	if _, err := cdproto.Call(ctx, c.Browser(), target.CreateTarget, target.CreateTargetParams{URL: handoverNotice(kept)}); err != nil {
 		b.r.logf("runner: browser %s: opening the handover notice: %s", b.id, refusalCode(err))
 	}
+}
+
+// popupsOf lists the tabs opened from the agent's tabs (a link with a
+// target, window.open), and from those, in turn: the agent's actions opened
+// them, whether or not their origin let webcodex see them.
+func (b *Browser) popupsOf(ctx context.Context, c *cdp.Conn, agents []target.ID) []target.ID {
+	res, err := cdproto.Call(ctx, c.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		b.r.logf("runner: browser %s: listing tabs at detach: %s", b.id, refusalCode(err))
+		return nil
+	}
+	agent := map[target.ID]bool{}
+	for _, id := range agents {
+		agent[id] = true
+	}
+	var out []target.ID
+	for grew := true; grew; {
+		grew = false
+		for _, ti := range res.TargetInfos {
+			if ti == nil || ti.Type != "page" || agent[ti.TargetID] || !agent[ti.OpenerID] {
+				continue
+			}
+			agent[ti.TargetID], grew = true, true
+			out = append(out, ti.TargetID)
+		}
+	}
+	return out
 }
 
 func orBlank(title, u string) string {

@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -64,9 +67,16 @@ func TestDetachClosesOnlyTheAgentsTabs(t *testing.T) {
 	h := newHarness(t)
 	u := startUsersChrome(t)
 	srv := fixtureServer(t, new(atomic.Int32))
+	// A page of the agent's that opens tabs: one on an allowed origin, one
+	// on an origin the agent may not see (the same server named otherwise).
+	other := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	opener := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>opener</title><a href="%s/effect?popup" target="_blank">Allowed popup</a> <a href="%s/effect?hidden" target="_blank">Hidden popup</a>`, srv.URL, other)
+	}))
+	defer opener.Close()
 	u.openTab(t, srv.URL+"/")
 	ctx := context.Background()
-	res := h.approvedAttach(h.r, localapi.AttachRequest{ProfileDir: u.profile, Allow: []string{srv.URL}})
+	res := h.approvedAttach(h.r, localapi.AttachRequest{ProfileDir: u.profile, Allow: []string{srv.URL, opener.URL}})
 	b := res.Browser.ID
 	mine := pageByURL(t, res.Browser.Pages, srv.URL+"/")
 	before := personTabs(t, u)
@@ -79,6 +89,24 @@ func TestDetachClosesOnlyTheAgentsTabs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	popper, err := h.r.Open(ctx, localapi.OpenRequest{Browser: b, URL: opener.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Allowed popup", "Hidden popup"} {
+		if _, err := h.r.Act(ctx, localapi.ActRequest{Page: popper.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: name}}); err != nil {
+			t.Fatalf("click %s: %v", name, err)
+		}
+	}
+	eventuallyT(t, 10*time.Second, "both popups are open", func() bool {
+		n := 0
+		for _, pt := range personTabs(t, u) {
+			if strings.HasSuffix(pt.url, "?popup") || strings.HasSuffix(pt.url, "?hidden") {
+				n++
+			}
+		}
+		return n == 2
+	})
 	if _, err := h.r.Activate(ctx, localapi.PageRequest{Page: mine}); !fsm.IsCode(err, fsm.WrongTargetRefused) {
 		t.Fatalf("activating the person's tab = %v, want %s", err, fsm.WrongTargetRefused)
 	}
@@ -117,8 +145,10 @@ func TestDetachClosesOnlyTheAgentsTabs(t *testing.T) {
 			t.Fatalf("the person's tab %s changed at detach: %+v, want %+v", pt.url, got, pt)
 		}
 	}
-	if _, ok := byURL[srv.URL+"/effect?scratch"]; ok {
-		t.Fatalf("the agent's tab outlived detach: %+v", after)
+	for _, gone := range []string{srv.URL + "/effect?scratch", opener.URL + "/", srv.URL + "/effect?popup", other + "/effect?hidden"} {
+		if _, ok := byURL[gone]; ok {
+			t.Fatalf("the agent's tab %s outlived detach: %+v", gone, after)
+		}
 	}
 	kept, ok := byURL[srv.URL+"/effect?given"]
 	if !ok || kept.title != "effect" {
