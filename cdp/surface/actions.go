@@ -435,12 +435,16 @@ func (p *Page) TypeText(ctx context.Context, t Target, text string, o TypeOption
 			return out, nil
 		}
 	}
-	p.collectEffects(ctx, mark, out)
+	rb, err := invoke(ctx, p, w, jsReadBack, readBackArgs{Text: text})
+	var read *navStateResult // the read-back says the navigation state too
+	if err == nil && rb.Err == "" && w == mark.doc {
+		read = rb.Nav
+	}
+	p.collectEffectsRead(ctx, mark, out, read)
 	if out.Navigation != nil && !out.Navigation.SameDocument {
 		// An Enter submitted the form: the field's document is gone.
 		return out, fsm.Refuse(fsm.OutcomeUnknown, "the page navigated before the typed value could be read back")
 	}
-	rb, err := invoke(ctx, p, w, jsReadBack, readBackArgs{Text: text})
 	if err != nil {
 		if errors.Is(err, errWorldGone) || p.sessionEnded(err) {
 			return out, fsm.Refuse(fsm.OutcomeUnknown, "the document was replaced before the typed value could be read back").WithCause(err)

@@ -338,8 +338,8 @@ func (c *countingSession) take() map[string]int {
 	return m
 }
 
-// BenchmarkRoundTrips reports the commands one judged click by ref and one
-// small form's snapshot send, by method (per operation).
+// BenchmarkRoundTrips reports the commands one judged click by ref, one
+// fill and one small form's snapshot send, by method (per operation).
 func BenchmarkRoundTrips(b *testing.B) {
 	sess, _ := sharedBrowser(b).newTab(b)
 	cs := &countingSession{Session: sess, calls: map[string]int{}}
@@ -379,4 +379,5 @@ func BenchmarkRoundTrips(b *testing.B) {
 	}
 	t := Target{Ref: refOf(b, s, `button "Save"`), SnapshotID: s.ID}
 	measure("click", func() error { _, err := p.Click(ctx, t); return err })
+	measure("fill", func() error { _, err := p.Fill(ctx, Target{Label: "Keys"}, "hello"); return err })
 }

@@ -249,6 +249,12 @@ func (p *Page) sync(ctx context.Context) {
 // its bounds) for a requested main-frame navigation to commit and for the
 // new document's title. Nothing is reported that did not happen.
 func (p *Page) collectEffects(ctx context.Context, m mark, out *ActionResult) {
+	p.collectEffectsRead(ctx, m, out, nil)
+}
+
+// collectEffectsRead is collectEffects with the main document's navigation
+// state already read after the action (nil: read it here).
+func (p *Page) collectEffectsRead(ctx context.Context, m mark, out *ActionResult, read *navStateResult) {
 	if out.Dialog != nil {
 		return // the page is blocked in the dialog: nothing else moves
 	}
@@ -258,7 +264,13 @@ func (p *Page) collectEffects(ctx context.Context, m mark, out *ActionResult) {
 	var same, started *Navigation
 	requested := false
 	if m.doc != nil {
-		st, err := invoke(ctx, p, m.doc, jsNavState, none{})
+		var st navStateResult
+		var err error
+		if read != nil {
+			st = *read
+		} else {
+			st, err = invoke(ctx, p, m.doc, jsNavState, none{})
+		}
 		switch {
 		case errors.Is(err, errWorldGone):
 			requested = true // the document is already replaced

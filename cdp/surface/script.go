@@ -177,10 +177,11 @@ type (
 	}
 	readBackResult struct {
 		pageErr
-		Requested int  `json:"requested"`
-		Delivered int  `json:"delivered"`
-		Length    int  `json:"length"`
-		Exact     bool `json:"exact"`
+		Requested int             `json:"requested"`
+		Delivered int             `json:"delivered"`
+		Length    int             `json:"length"`
+		Exact     bool            `json:"exact"`
+		Nav       *navStateResult `json:"nav"`
 	}
 	checkedResult struct {
 		pageErr

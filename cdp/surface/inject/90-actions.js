@@ -156,7 +156,9 @@ function readBack(a) {
     while (delivered < w.length && delivered < got.length && got[delivered] === w[delivered]) delivered++;
     if (delivered < w.length && el.isContentEditable && norm(v.slice(before.length)) === norm(want)) delivered = w.length;
   }
-  return { requested: wantLen, delivered, length: chars(v), exact: v === before + want };
+  // With the document's navigation state: Go then needs no second call to
+  // learn whether the typing navigated (an Enter in a form).
+  return { requested: wantLen, delivered, length: chars(v), exact: v === before + want, nav: navState() };
 }
 
 function readChecked(a) {
