@@ -26,8 +26,11 @@ import (
 )
 
 // Downloads. A browser webcodex owns saves only into its jail, a private
-// directory of its own state: an ephemeral browser's goes with its launch
-// directory at close, a managed profile's stays beside the profile. Files
+// directory of its own state: an ephemeral browser's inside its launch
+// directory, a managed profile's beside the profile. A file lives there
+// while its browser runs: what the caller did not save elsewhere is
+// removed at close (a managed profile keeps its logins, not its
+// downloads, which nothing could reach after the run). Files
 // are named by the browser's download id (allowAndName), so a site's
 // suggested name never becomes a path. An attached browser's downloads are
 // the person's own business: webcodex neither redirects nor lists them.
@@ -98,6 +101,9 @@ func (d *download) info() localapi.DownloadInfo {
 func (b *Browser) jailDir(launchDir string) (string, error) {
 	if b.mode == localapi.ModeManaged {
 		dir := filepath.Join(b.r.opts.StateDir, "browser", "profiles", b.profile, "downloads")
+		if err := os.RemoveAll(dir); err != nil { // what a run that died left
+			return "", fmt.Errorf("runner: download directory: %w", err)
+		}
 		return dir, platform.EnsurePrivateDir(dir)
 	}
 	if launchDir == "" {
@@ -166,13 +172,16 @@ func startDownloads(ctx context.Context, conn *cdp.Conn, dir string, limit int64
 	return dl, nil
 }
 
-// close stops following downloads and waits for the follower; nil-safe.
+// close stops following downloads, waits for the follower and removes the
+// jail with what the caller did not save; nil-safe. The browser is gone by
+// then: nothing writes there any more.
 func (dl *downloads) close() {
 	if dl == nil {
 		return
 	}
 	dl.closing.Do(func() { close(dl.quit) })
 	dl.wg.Wait()
+	os.RemoveAll(dl.dir)
 }
 
 // follow records downloads as the browser reports them and cancels those

@@ -239,3 +239,46 @@ func TestSafeFileName(t *testing.T) {
 		}
 	}
 }
+
+// TestManagedDownloadsGoAtClose: a managed profile's jail is beside the
+// profile, and what was not saved is removed at close (the profile stays).
+func TestManagedDownloadsGoAtClose(t *testing.T) {
+	t.Parallel() // its own Runner and browser
+	bigGone := make(chan struct{})
+	srv := downloadServer(t, "kept?", bigGone)
+	h := newHarness(t)
+	ctx := context.Background()
+	headless := true
+	b, err := h.r.Launch(ctx, localapi.LaunchRequest{Managed: "dl", Headless: &headless})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := h.r.Open(ctx, localapi.OpenRequest{Browser: b.ID, URL: srv.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: "Get report"}}); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyT(t, 20*time.Second, "the download is listed", func() bool {
+		l, err := h.r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID})
+		return err == nil && len(l.Downloads) == 1
+	})
+	if _, err := h.r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, ID: "d1", WaitMS: 20000}); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(h.r.opts.StateDir, "browser", "profiles", "dl")
+	jail := filepath.Join(root, "downloads")
+	if got, err := os.ReadDir(jail); err != nil || len(got) != 1 {
+		t.Fatalf("managed jail holds %v, %v; want the one file", got, err)
+	}
+	if _, err := h.r.Close(ctx, localapi.BrowserRequest{Browser: b.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(jail); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the unsaved download outlived its run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "data")); err != nil {
+		t.Fatalf("the profile went with the downloads: %v", err)
+	}
+}
