@@ -11,6 +11,7 @@
 package tracecheck
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -164,8 +165,11 @@ type Coverage map[string]map[string][]string
 
 func writeCoverage(dir string) error {
 	rec.mu.Lock()
-	cov := Coverage(rec.taken)
-	data, err := json.MarshalIndent(cov, "", "  ")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // edge keys hold "-->"; keep the committed files readable
+	enc.SetIndent("", "  ")
+	err := enc.Encode(Coverage(rec.taken))
 	rec.mu.Unlock()
 	if err != nil {
 		return err
@@ -178,7 +182,7 @@ func writeCoverage(dir string) error {
 	if name == "" {
 		name = "root"
 	}
-	return os.WriteFile(filepath.Join(dir, strings.TrimPrefix(name, "_")+".json"), append(data, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, strings.TrimPrefix(name, "_")+".json"), buf.Bytes(), 0o644)
 }
 
 // moduleRoot finds the directory holding go.mod above wd.
