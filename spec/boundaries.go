@@ -1,6 +1,10 @@
 package spec
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/webcodex/webcodex/cdp"
+)
 
 func init() { Register("boundaries.md", boundaries) }
 
@@ -14,7 +18,7 @@ func boundaries() []byte {
 	return b.Bytes()
 }
 
-const boundariesText = `# Boundaries
+var boundariesText = `# Boundaries
 
 What an agent driving a browser through webcodex cannot do, boundary by boundary, and what each
 boundary does not cover. Every boundary has tests that perform the attack against real Chromium
@@ -125,7 +129,7 @@ browser.
 
 ## What a hostile or slow page can cost
 
-Only itself. A message from the browser above the 64 MiB limit (a page logging a 70 MiB string, an
+Only itself. A message from the browser above the ` + kib(cdp.DefaultMaxMessageSize) + ` limit (a page logging a longer string, an
 evaluation returning one) is read as a stream and discarded, never closing the one connection to the
 browser: the command whose answer it was is refused with ` + "`limit_exceeded`" + `, an event becomes a
 ` + "`diagnostic_events_discarded`" + ` marker. Every call is bounded below its client's deadline and ends in a
