@@ -435,7 +435,9 @@ func (p *Page) TypeText(ctx context.Context, t Target, text string, o TypeOption
 			return out, nil
 		}
 	}
-	rb, err := invoke(ctx, p, w, jsReadBack, readBackArgs{Text: text})
+	rb, err := untilNavigation(ctx, p, mark, func(ctx context.Context) (readBackResult, error) {
+		return invoke(ctx, p, w, jsReadBack, readBackArgs{Text: text})
+	})
 	var read *navStateResult // the read-back says the navigation state too
 	if err == nil && rb.Err == "" && w == mark.doc {
 		read = rb.Nav
@@ -446,7 +448,7 @@ func (p *Page) TypeText(ctx context.Context, t Target, text string, o TypeOption
 		return out, fsm.Refuse(fsm.OutcomeUnknown, "the page navigated before the typed value could be read back")
 	}
 	if err != nil {
-		if errors.Is(err, errWorldGone) || p.sessionEnded(err) {
+		if errors.Is(err, errWorldGone) || errors.Is(err, errNavigating) || p.sessionEnded(err) {
 			return out, fsm.Refuse(fsm.OutcomeUnknown, "the document was replaced before the typed value could be read back").WithCause(err)
 		}
 		return out, p.readErr(ctx, err)

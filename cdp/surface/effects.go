@@ -222,6 +222,44 @@ func (p *Page) effectsSince(mark uint64) ([]effectEvent, <-chan struct{}) {
 	return out, p.effects.wake
 }
 
+// errNavigating is a call abandoned because the main frame started a
+// navigation: Chromium holds a frame's commands while its navigation is
+// pending, until the navigation commits (or forever, if it never does).
+var errNavigating = errors.New("surface: the main frame is navigating")
+
+// untilNavigation runs call, and abandons it (cancels and waits for it)
+// when the browser tells that the main frame started or committed a
+// navigation after m: the call would wait for that navigation.
+func untilNavigation[R any](ctx context.Context, p *Page, m mark, call func(context.Context) (R, error)) (R, error) {
+	type result struct {
+		v   R
+		err error
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan result, 1)
+	go func() {
+		v, err := call(cctx)
+		done <- result{v, err}
+	}()
+	for {
+		evs, wake := p.effectsSince(m.seq)
+		for _, e := range evs {
+			if e.kind == effNavRequested || e.kind == effNavCommitted {
+				cancel()
+				<-done // the call returns once cancelled: it is not left running
+				var zero R
+				return zero, errNavigating
+			}
+		}
+		select {
+		case r := <-done:
+			return r.v, r.err
+		case <-wake:
+		}
+	}
+}
+
 // sync returns once the event goroutine has handled every event queued
 // before the call: events the browser sent before an acknowledgement the
 // caller has received are then recorded. Sessions without one ordered
@@ -269,10 +307,12 @@ func (p *Page) collectEffectsRead(ctx context.Context, m mark, out *ActionResult
 		if read != nil {
 			st = *read
 		} else {
-			st, err = invoke(ctx, p, m.doc, jsNavState, none{})
+			st, err = untilNavigation(ctx, p, m, func(ctx context.Context) (navStateResult, error) {
+				return invoke(ctx, p, m.doc, jsNavState, none{})
+			})
 		}
 		switch {
-		case errors.Is(err, errWorldGone):
+		case errors.Is(err, errWorldGone), errors.Is(err, errNavigating):
 			requested = true // the document is already replaced
 		case err == nil && st.Err == "" && st.Seq > m.navSeq && st.Last != nil:
 			if st.Last.SameDocument {
@@ -298,7 +338,7 @@ func (p *Page) collectEffectsRead(ctx context.Context, m mark, out *ActionResult
 		requested = requested || e.kind == effNavRequested
 	}
 	if requested && !settled(evs) {
-		timer := time.NewTimer(navCommitWait)
+		timer := time.NewTimer(p.limits.navCommit)
 		defer timer.Stop()
 	wait:
 		for !settled(evs) {
@@ -347,7 +387,9 @@ func (p *Page) collectEffectsRead(ctx context.Context, m mark, out *ActionResult
 		// The browser tells of a history change (pushState, a fragment)
 		// after the input's acknowledgement, not before: the document
 		// itself says whether its URL moved.
-		nav = p.sameDocumentMove(ctx, m.url)
+		nav, _ = untilNavigation(ctx, p, m, func(ctx context.Context) (*Navigation, error) {
+			return p.sameDocumentMove(ctx, m.url), nil
+		})
 	}
 	if nav == nil {
 		return
@@ -358,7 +400,7 @@ func (p *Page) collectEffectsRead(ctx context.Context, m mark, out *ActionResult
 	}
 	if !nav.Pending && nav.Title == "" {
 		if committed {
-			p.waitLoaded(ctx, navTitleWait)
+			p.waitLoaded(ctx, p.limits.navTitle)
 		}
 		if id, err := p.Identity(ctx); err == nil && id.URL == nav.URL {
 			nav.Title = capString(id.Title, 200)

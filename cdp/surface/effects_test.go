@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 
@@ -35,10 +36,16 @@ func effectSite(tb testing.TB) *httptest.Server {
 <input aria-label="Drops" onkeydown="if (++window.keyCount > 5) event.preventDefault()">
 <input aria-label="Keys" onkeydown="window.keyLog.push(event.key)">
 <form action="/fx2"><input aria-label="Query" name=q></form>
+<a href="/hang">Never answers</a> <a href="/slowload">Slow load</a>
 <script>window.keyCount = 0; window.keyLog = [];</script>`))
 			case "/aria":
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")
 				fmt.Fprint(w, html5("ARIA", ariaPage))
+			case "/hang":
+				<-r.Context().Done() // answers never; ends when the page goes
+			case "/slowload":
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				fmt.Fprint(w, html5("Slow", `<h1>Slow</h1><img src="/hang" alt="never loads">`))
 			case "/fx2":
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")
 				fmt.Fprint(w, html5("Second page", `<h1>Second</h1>`))
@@ -142,6 +149,53 @@ func TestActionEffects(t *testing.T) {
 	r = must(p.Press(ctx, &Target{Label: "Query"}, "d o g Enter"))(t)
 	if n := r.Navigation; n == nil || n.URL != base+"/fx2?q=dog" {
 		t.Fatalf("enter on a target: %s", compact(t, r))
+	}
+}
+
+// TestEffectWaitBounds: a navigation that never commits is reported as
+// pending once its wait ends (Chromium holds every command to the page
+// meanwhile: the surface does not wait for one), and one whose load never
+// stops gets its title once the title wait ends: neither holds the action
+// to its deadline. Typing that submits a form to such a page is told too.
+func TestEffectWaitBounds(t *testing.T) {
+	t.Parallel() // its own tabs, in windows of their own
+	ctx := tctx(t)
+	base := effectSite(t).URL
+	p := effectPage(t)
+	p.limits.navCommit = 300 * time.Millisecond
+	r := must(p.Click(ctx, Target{Role: "link", Name: "Never answers"}))(t)
+	if n := r.Navigation; n == nil || !n.Pending || n.URL != base+"/hang" {
+		t.Fatalf("no answer: %s", compact(t, r))
+	}
+
+	p = effectPage(t)
+	p.limits.navCommit = 300 * time.Millisecond
+	js(t, p, "document.querySelector('form').action = '/hang', 1", new(int))
+	r, err := p.TypeText(ctx, Target{Label: "Query"}, "x\n", TypeOptions{Slowly: true})
+	wantCode(t, err, fsm.OutcomeUnknown)
+	if n := r.Navigation; n == nil || !n.Pending || n.URL != base+"/hang?q=x" {
+		t.Fatalf("typing that submits: %s", compact(t, r))
+	}
+
+	p = effectPage(t)
+	p.limits.navTitle = 300 * time.Millisecond
+	r = must(p.Click(ctx, Target{Role: "link", Name: "Slow load"}))(t)
+	if n := r.Navigation; n == nil || n.Pending || n.URL != base+"/slowload" || n.Title != "Slow" {
+		t.Fatalf("slow load: %s", compact(t, r))
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the waits ran to the call's deadline")
+	}
+}
+
+// TestEffectLogBound: the log keeps the newest maxEffectEvents events.
+func TestEffectLogBound(t *testing.T) {
+	var l effectLog
+	for i := 0; i < maxEffectEvents+36; i++ {
+		l.addLocked(effectEvent{kind: effWindowOpen})
+	}
+	if len(l.events) != maxEffectEvents || l.events[0].seq != 37 || l.seq != maxEffectEvents+36 {
+		t.Fatalf("%d events kept, first seq %d, last seq %d", len(l.events), l.events[0].seq, l.seq)
 	}
 }
 

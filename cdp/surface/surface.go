@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -119,6 +120,9 @@ type limits struct {
 	lines      int // lines of one frame's outline walk
 	frames     int // cross-origin frames entered by one snapshot
 	frameLines int // lines one cross-origin frame contributes
+
+	navCommit time.Duration // wait for a navigation an action started to commit (effects.go)
+	navTitle  time.Duration // wait, after that commit, for the load to stop
 }
 
 type worldKey struct {
@@ -177,7 +181,8 @@ func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error)
 		loadCh:    make(chan struct{}),
 		mainNav:   make(chan struct{}),
 		barrier:   make(chan chan struct{}),
-		limits:    limits{lines: maxOutlineLines, frames: maxFramesPerSnapshot, frameLines: maxFrameLines},
+		limits: limits{lines: maxOutlineLines, frames: maxFramesPerSnapshot, frameLines: maxFrameLines,
+			navCommit: navCommitWait, navTitle: navTitleWait},
 	}
 	p.diag.init()
 	p.diag.dropBase = p.dropped()
