@@ -53,6 +53,15 @@ func TestBigPageOneTurn(t *testing.T) {
 	}
 	_, err := p.Expand(ctx, ExpandOptions{SnapshotID: s.ID, Fold: "9"})
 	wantCode(t, err, fsm.ElementNotFound)
+	for _, bad := range []ExpandOptions{{SnapshotID: s.ID, Fold: "x"}, {SnapshotID: s.ID, Fold: "1", From: 9, To: 3}, {SnapshotID: s.ID, Fold: "f:1"}} {
+		_, err = p.Expand(ctx, bad)
+		wantCode(t, err, fsm.InvalidArgument)
+	}
+	// A whole fold expanded within a small budget is cut, and says so.
+	x = must(p.Expand(ctx, ExpandOptions{SnapshotID: s.ID, Fold: m[5], MaxChars: 2000}))(t)
+	if !x.Truncated || len(x.Text) > 2000 || x.Lines != 2998 || !strings.Contains(x.Text, "expand a narrower range") {
+		t.Fatalf("whole fold in 2000 chars: truncated %v, %d chars, %d lines", x.Truncated, len(x.Text), x.Lines)
+	}
 
 	must(p.Click(ctx, Target{Ref: open, SnapshotID: f.ID}))(t)
 	var hits []int
@@ -115,7 +124,14 @@ func TestFindQuery(t *testing.T) {
 	if f.Matches != 3000 || strings.Count(f.Text, `button "Open"`) != 3 {
 		t.Fatalf("role+name query: %d matches\n%s", f.Matches, f.Text)
 	}
+	// The outline of a query is bounded: at most 200 matches shown.
+	f = must(p.Find(ctx, Query{Role: "button", Name: "Open", Limit: 5000}))(t)
+	if f.Matches != 3000 || strings.Count(f.Text, `button "Open"`) != 200 {
+		t.Fatalf("over the query bound: %d matches, %d shown", f.Matches, strings.Count(f.Text, `button "Open"`))
+	}
 	_, err := p.Find(ctx, Query{})
+	wantCode(t, err, fsm.InvalidArgument)
+	_, err = p.Find(ctx, Query{Text: "x", Limit: -1})
 	wantCode(t, err, fsm.InvalidArgument)
 	_, err = p.Snapshot(ctx, SnapshotOptions{Query: &Query{Text: "x"}, Scope: &Target{CSS: "h1"}})
 	wantCode(t, err, fsm.InvalidArgument)

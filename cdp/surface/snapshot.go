@@ -418,6 +418,12 @@ func (p *Page) Expand(ctx context.Context, o ExpandOptions) (*Snapshot, error) {
 	}
 	out := &Snapshot{ID: rec.id, URL: ps.URL, Title: ps.Title, Document: rec.root.doc, Complete: true}
 	text, next := chunk(lines, 0, budget, "", true)
+	if next >= 0 {
+		// The marker chunk writes speaks of snapshots: say how to see the
+		// rest of a fold instead.
+		text = text[:strings.LastIndex(strings.TrimSuffix(text, "\n"), "\n")+1] +
+			fmt.Sprintf("… truncated: %d more lines; expand a narrower range (from, to) to see them\n", len(lines)-next)
+	}
 	out.Text, out.Truncated = text, next >= 0
 	out.Lines, out.Refs = len(lines), strings.Count(ps.Text, "["+prefix)
 	out.Chars = charsFrom(lines, 0)
