@@ -43,7 +43,7 @@ func TestAccessibilityConformance(t *testing.T) {
 	t.Parallel() // its own tab, in a window of its own
 	p, _ := testPage(t, "")
 	ctx := tctx(t)
-	pages := []string{fixtures(t).url("/login"), fixtures(t).url("/controls"), fixtures(t).url("/form-small"), effectSite(t).URL + "/aria"}
+	pages := []string{fixtures(t).url("/login"), fixtures(t).url("/controls"), fixtures(t).url("/form-small"), fixtures(t).url("/shadow"), effectSite(t).URL + "/aria", effectSite(t).URL + "/fx"}
 	var diffs []string
 	used := make([]bool, len(axAllowed))
 	compared := 0
