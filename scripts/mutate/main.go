@@ -105,6 +105,8 @@ var mutations = []mutation{
 	{"reconnect: retry dial enabled at its budget", "unguarded retry edge", "reconnect/spec.go",
 		[]patch{{`fsm.Below[Facts]("attempts", MaxAttempts), Effect: EffectDial`, `fsm.Below[Facts]("attempts", MaxAttempts+1), Effect: EffectDial`},
 			{`fsm.AtLeast[Facts]("attempts", MaxAttempts)}`, `fsm.AtLeast[Facts]("attempts", MaxAttempts+1)}`}}, reconnectPkgs},
+	{"reconnect: a failed attempt retries at once, around the budgeted dial", "unguarded retry edge", "reconnect/spec.go",
+		[]patch{{"edge{From: s, On: DialFailed, To: Revalidated, Effect: EffectRetry, Count: \"retries\"},", "edge{From: s, On: DialFailed, To: ConnectingPending, Effect: EffectRetry, Count: \"retries\"},"}}, reconnectPkgs},
 	{"reconnect: budget raised", "unguarded retry edge", "reconnect/states.go",
 		[]patch{{"const MaxAttempts = 3", "const MaxAttempts = 4"}}, reconnectPkgs},
 	{"reconnect: an unclear press dials again", "effect fired twice on two edges", "reconnect/spec.go",
