@@ -111,6 +111,28 @@ func TestBigPageWhole(t *testing.T) {
 	}
 }
 
+// TestFoldOnlyWhatDoesNotFit: 30 results fit a chunk and are all shown;
+// in a chunk too small for them, they fold.
+func TestFoldOnlyWhatDoesNotFit(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
+	p, _ := testPage(t, "")
+	ctx := tctx(t)
+	must(p.Navigate(ctx, effectSite(t).URL+"/list"))(t)
+	s := must(p.Snapshot(ctx, SnapshotOptions{}))(t)
+	if strings.Contains(s.Text, "[fold") || !strings.Contains(s.Text, `link "Result 30"`) || s.Refs != 30 {
+		t.Fatalf("a list that fits:\n%s", s.Text)
+	}
+	s = must(p.Snapshot(ctx, SnapshotOptions{MaxChars: 400}))(t)
+	if !strings.Contains(s.Text, "… 28 more listitem like the 2 above (items 3–30 of 30; refs ") || strings.Contains(s.Text, "Result 30") || s.Refs != 30 || !s.Complete {
+		t.Fatalf("a list that does not fit 400 characters:\n%s", s.Text)
+	}
+	// A diff since the folded snapshot folds the same way: nothing changed.
+	d := must(p.Snapshot(ctx, SnapshotOptions{MaxChars: 400, Since: s.ID}))(t)
+	if !d.Unchanged {
+		t.Fatalf("diff since a folded snapshot:\n%s", d.Text)
+	}
+}
+
 // TestFindQuery: queries by role, name and text; an empty one is refused.
 func TestFindQuery(t *testing.T) {
 	t.Parallel() // its own tab, in a window of its own

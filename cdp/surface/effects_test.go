@@ -46,6 +46,13 @@ func effectSite(tb testing.TB) *httptest.Server {
 			case "/slowload":
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")
 				fmt.Fprint(w, html5("Slow", `<h1>Slow</h1><img src="/hang" alt="never loads">`))
+			case "/list":
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				var b strings.Builder
+				for i := 1; i <= 30; i++ {
+					fmt.Fprintf(&b, `<li><a href="#%d">Result %d</a></li>`, i, i)
+				}
+				fmt.Fprint(w, html5("List", "<ul>"+b.String()+"</ul>"))
 			case "/fx2":
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")
 				fmt.Fprint(w, html5("Second page", `<h1>Second</h1>`))

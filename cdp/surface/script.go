@@ -106,6 +106,7 @@ type (
 		MaxLines    int    `json:"maxLines,omitempty"`
 		Interactive bool   `json:"interactive,omitempty"`
 		Full        bool   `json:"full,omitempty"`
+		FoldAt      int    `json:"foldAt,omitempty"` // fold only an outline longer than this
 		ScopeRef    string `json:"scopeRef,omitempty"`
 		ScopeSnap   string `json:"scopeSnap,omitempty"`
 		ScopeCSS    string `json:"scopeCss,omitempty"`

@@ -59,7 +59,8 @@ type SnapshotOptions struct {
 	// MaxChars is the chunk budget; 0 means DefaultSnapshotChars.
 	MaxChars int
 	// Full shows every node: runs of same-shaped siblings (rows, list
-	// items, cards) are not folded.
+	// items, cards) are not folded, even when the outline does not fit one
+	// chunk (see Folds).
 	Full bool
 	// Query, instead of the whole page, outlines only the elements that
 	// match it (with their subtrees); it excludes Scope.
@@ -79,8 +80,9 @@ type Query struct {
 	Limit int    `json:"limit,omitempty"` // matches outlined; 0 means 20, at most 200
 }
 
-// Folds: a snapshot shows a run of at least 20 same-shaped siblings as its
-// first two items and one line for the rest:
+// Folds: a snapshot whose outline does not fit its chunk budget shows each
+// run of at least 20 same-shaped siblings as its first two items and one
+// line for the rest (a page that fits is shown whole):
 //
 //	… 2998 more row like the 2 above (items 3–3000 of 3000; refs e3–e3000) [fold 1]
 //
@@ -242,7 +244,7 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 		}
 		prev = r
 	}
-	arg := snapArgs{Interactive: opts.Interactive, Full: opts.Full}
+	arg := snapArgs{Interactive: opts.Interactive, Full: opts.Full, FoldAt: budget}
 	var scopeWorld *world
 	if opts.Query != nil {
 		if opts.Scope != nil {
@@ -678,7 +680,7 @@ func (p *Page) frameChunk(ctx context.Context, w *world, prefix string, fn jsFn[
 		cw, err := p.frameWorld(ctx, fid)
 		var sub []string
 		if err == nil {
-			sub, _, err = p.frameChunk(ctx, cw, f.Key+"e", jsSnapshot, snapArgs{Interactive: arg.Interactive, Full: arg.Full}, rec, depth+1, nil)
+			sub, _, err = p.frameChunk(ctx, cw, f.Key+"e", jsSnapshot, snapArgs{Interactive: arg.Interactive, Full: arg.Full, FoldAt: arg.FoldAt}, rec, depth+1, nil)
 		}
 		if err == nil {
 			// Read from the admitted document, and shown only if the frame

@@ -28,12 +28,13 @@ function composedChildren(node) {
 // cost of a chunk follows its size, not the page's. more() resumes it.
 // Chunks after the first show the page as it is when they are read.
 function snapshot(a) {
-  const ctx = {
-    lines: [], chars: 0, budget: a.budget > 0 ? a.budget : Infinity, frames: [], closed: [],
-    ids: new Set(), interactive: !!a.interactive, prefix: a.prefix || 'e', focused: deepActive(),
+  const focused = deepActive();
+  const newCtx = (/** @type {boolean} */ noFold, /** @type {number} */ budget) => ({
+    lines: [], chars: 0, budget, frames: [], closed: [],
+    ids: new Set(), interactive: !!a.interactive, prefix: a.prefix || 'e', focused,
     text: '', textDepth: 0, truncated: false, total: 0, maxLines: a.maxLines > 0 ? a.maxLines : MAX_LINES,
-    noFold: !!a.full, mute: false, folds: [], foldTag: foldTag(a.prefix || 'e'), muteMin: 0, muteMax: 0,
-  };
+    noFold, mute: false, folds: [], foldTag: foldTag(a.prefix || 'e'), muteMin: 0, muteMax: 0,
+  });
   W.closed = [];
   let start, matches = -1;
   if (a.query) {
@@ -49,16 +50,29 @@ function snapshot(a) {
     try { start = deepQuery(a.scopeCss); } catch (e) { return { err: R.invalid, detail: 'invalid CSS selector' }; }
     if (!start.length) return { err: R.notFound, count: 0 };
   }
-  const gen = walk(start, ctx);
-  W.snaps.set(a.snap, ctx.ids);
-  W.folds.set(a.snap, ctx.folds);
+  const budget = a.budget > 0 ? a.budget : Infinity;
+  const begin = (/** @type {any} */ ctx) => {
+    W.snaps.set(a.snap, ctx.ids);
+    W.folds.set(a.snap, ctx.folds);
+    return step(a.snap, walk(start, ctx), ctx);
+  };
+  // Runs of same-shaped siblings fold only on a page whose outline does not
+  // fit one chunk (a.foldAt characters): a page that fits is shown whole.
+  let out = null;
+  if (!a.full && a.foldAt > 0 && a.foldAt <= budget) {
+    out = begin(newCtx(true, a.foldAt));
+    if (!out.done) {
+      W.walks.delete(a.snap);
+      out = null;
+    }
+  }
+  if (!out) out = begin(newCtx(!!a.full, budget));
   while (W.snaps.size > MAX_SNAPS) {
     const old = W.snaps.keys().next().value;
     W.snaps.delete(old);
     W.walks.delete(old);
     W.folds.delete(old);
   }
-  const out = step(a.snap, gen, ctx);
   if (matches >= 0) out.matches = matches;
   return out;
 }
