@@ -50,6 +50,15 @@ func runFake(fr *fakeRunner, args ...string) (int, string, string) {
 
 func ptr[T any](v T) *T { return &v }
 
+// decoded is a result written as the Runner's JSON.
+func decoded[T any](s string) T {
+	var v T
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		panic(err)
+	}
+	return v
+}
+
 var (
 	started = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	page1   = localapi.PageInfo{ID: "p-1", Browser: "b-1", URL: "https://a.example/", Title: "A"}
@@ -72,7 +81,7 @@ func verbCases(t *testing.T) []verbCase {
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	act := func(name string, args []string, want localapi.ActRequest, res string, human string) verbCase {
 		return verbCase{name: name, args: args, route: localapi.Act.Name, want: want, human: human,
-			serve: func(f *fakeRunner) { answer(f, localapi.Act, json.RawMessage(res), nil) }}
+			serve: func(f *fakeRunner) { answer(f, localapi.Act, decoded[localapi.ActResult](res), nil) }}
 	}
 	return []verbCase{
 		{name: "launch", args: []string{"launch", "--managed", "work", "--headed", "--allow", "https://a.example"}, route: "launch",
@@ -122,7 +131,7 @@ func verbCases(t *testing.T) []verbCase {
 		{name: "snapshot", args: []string{"snapshot", "p-1", "--interactive", "--scope-css", "main", "--max", "500"}, route: "snapshot",
 			want: localapi.SnapshotRequest{Page: "p-1", Interactive: true, MaxChars: 500, Scope: &localapi.Target{CSS: "main"}},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Snapshot, json.RawMessage(`{"page":"p-1","snapshotId":"s-1","url":"https://a.example/","title":"A","text":"- button \"Go\" [e1]","cursor":"c-1","refs":1,"lines":1,"chars":17,"complete":false,"document":"d-1"}`), nil)
+				answer(f, localapi.Snapshot, decoded[localapi.SnapshotResult](`{"page":"p-1","snapshotId":"s-1","url":"https://a.example/","title":"A","text":"- button \"Go\" [e1]","cursor":"c-1","refs":1,"lines":1,"chars":17,"complete":false,"document":"d-1"}`), nil)
 			}, human: "webcodex snapshot p-1 --cursor c-1"},
 		act("click", []string{"click", "p-1", "--role", "button", "--name", "Go"}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{Role: "button", Name: "Go"}},
 			`{"page":"p-1","action":"click","role":"button","tag":"button"}`, `click: ok role="button"`),
@@ -144,29 +153,33 @@ func verbCases(t *testing.T) []verbCase {
 			`{"page":"p-1","action":"scroll","scroll":{"atBottom":true,"atTop":false,"y":2400,"height":3000,"viewport":600}}`, `"atBottom":true`),
 		act("upload", []string{"upload", "p-1", "--css", "#file", "--file", "a.txt"}, localapi.ActRequest{Page: "p-1", Action: "upload", Target: &localapi.Target{CSS: "#file"}, Files: []string{"a.txt"}},
 			`{"page":"p-1","action":"upload","files":["a.txt"]}`, `files=["a.txt"]`),
-		act("dialog", []string{"dialog", "p-1", "--accept", "--text", "yes"}, localapi.ActRequest{Page: "p-1", Action: "dialog", Accept: ptr(true), Text: "yes"},
-			`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`, `"accepted":true`),
+		{name: "dialog", args: []string{"dialog", "p-1", "--accept", "--text", "yes"}, route: "dialog", want: localapi.DialogRequest{Page: "p-1", Accept: ptr(true), Text: "yes"},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Dialog, decoded[localapi.DialogResult](`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`), nil)
+			}, human: `"accepted":true`},
 		{name: "wait", args: []string{"wait", "p-1", "--for", "text", "--for-text", "done", "--timeout", "2s"}, route: "wait",
 			want: localapi.WaitRequest{Page: "p-1", Condition: "text", Text: "done", TimeoutMS: 2000},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Wait, json.RawMessage(`{"page":"p-1","found":true,"condition":"text","elapsedMs":12}`), nil)
+				answer(f, localapi.Wait, decoded[localapi.WaitResult](`{"page":"p-1","found":true,"condition":"text","elapsedMs":12}`), nil)
 			}, human: "text: found=true after 12ms"},
 		{name: "console", args: []string{"console", "p-1", "--since", "3", "--errors", "--clear"}, route: "console",
 			want: localapi.DiagRequest{Page: "p-1", Since: 3, ErrorsOnly: true, Clear: true},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Console, json.RawMessage(`{"page":"p-1","entries":[{"seq":4,"kind":"console","level":"error","origin":"https://a.example","text":"boom"}],"next":4,"discarded":"diagnostic_events_discarded"}`), nil)
+				answer(f, localapi.Console, decoded[localapi.DiagResult](`{"page":"p-1","entries":[{"seq":4,"kind":"console","level":"error","origin":"https://a.example","text":"boom"}],"next":4,"discarded":"diagnostic_events_discarded"}`), nil)
 			}, human: "(next: --since 4)"},
 		{name: "network", args: []string{"network", "p-1"}, route: "network", want: localapi.DiagRequest{Page: "p-1"},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Network, json.RawMessage(`{"page":"p-1","entries":[{"seq":1,"kind":"request","level":"info","url":"https://a.example/x","method":"GET","status":200}],"next":1,"inFlight":0}`), nil)
+				answer(f, localapi.Network, decoded[localapi.DiagResult](`{"page":"p-1","entries":[{"seq":1,"kind":"request","level":"info","url":"https://a.example/x","method":"GET","status":200}],"next":1,"inFlight":0}`), nil)
 			}, human: `"method":"GET"`},
 		{name: "probe", args: []string{"probe", "p-1", "--action", "click", "--css", "button"}, route: "probe",
 			want: localapi.ProbeRequest{ActRequest: localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{CSS: "button"}}},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Probe, json.RawMessage(`{"page":"p-1","before":{"document":"d-1","url":"https://a.example/","title":"A"},"documentChanged":false,"action":{"action":"click","tag":"button"},"consoleErrors":[],"settled":true,"inFlight":0}`), nil)
+				answer(f, localapi.Probe, decoded[localapi.ProbeResult](`{"page":"p-1","before":{"document":"d-1","url":"https://a.example/","title":"A"},"documentChanged":false,"action":{"action":"click","tag":"button"},"consoleErrors":[],"settled":true,"inFlight":0}`), nil)
 			}, human: `"settled":true`},
 		{name: "close-page", args: []string{"close-page", "p-2"}, route: "close_page", want: localapi.ClosePageRequest{Page: "p-2"},
-			serve: func(f *fakeRunner) { answer(f, localapi.ClosePage, map[string]any{"page": "p-2", "closed": true}, nil) }, human: "closed p-2"},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.ClosePage, localapi.ClosePageResult{Page: "p-2", Closed: true}, nil)
+			}, human: "closed p-2"},
 		{name: "discover", args: []string{"discover"}, route: "discover", want: struct{}{},
 			serve: func(f *fakeRunner) {
 				answer(f, localapi.Discover, localapi.DiscoverResult{Launch: localapi.LaunchAvailability{Available: true, Product: "chromium"}, ManagedProfiles: []string{"work"},
@@ -237,7 +250,8 @@ func TestUsageMistakesNeverReachTheRunner(t *testing.T) {
 		{"launch", "--headless", "--headed"},
 	} {
 		fr := newFakeRunner()
-		answer(fr, localapi.Act, json.RawMessage(`{}`), nil)
+		answer(fr, localapi.Act, localapi.ActResult{}, nil)
+		answer(fr, localapi.Dialog, localapi.DialogResult{}, nil)
 		answer(fr, localapi.AttachOffer, attach, nil)
 		answer(fr, localapi.Launch, browser, nil)
 		if code, _, _ := runFake(fr, args...); code != ExitUsage || len(fr.got) != 0 {

@@ -45,19 +45,13 @@ func (tf *targetFlags) target() *localapi.Target {
 	return &t
 }
 
-// printRaw prints a raw JSON result: indented with --json, else compact
-// key: value lines.
-func printRaw(f *Factory, res json.RawMessage, human func(w io.Writer, m map[string]any)) error {
-	var m map[string]any
-	json.Unmarshal(res, &m)
-	return f.Emit(json.RawMessage(res), func(w io.Writer) {
-		if human != nil {
-			human(w, m)
-			return
-		}
-		b, _ := json.Marshal(m)
+// compact prints v as one line of JSON: the human form of results that
+// have no shorter one.
+func compact(v any) func(w io.Writer) {
+	return func(w io.Writer) {
+		b, _ := json.Marshal(v)
 		fmt.Fprintln(w, string(b))
-	})
+	}
 }
 
 // NewCmdSnapshot prints the page outline with refs.
@@ -75,15 +69,15 @@ func NewCmdSnapshot(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printRaw(f, res, func(w io.Writer, m map[string]any) {
-				fmt.Fprintf(w, "snapshot %v  %v\n", m["snapshotId"], m["url"])
-				if m["unchanged"] == true {
+			return f.Emit(res, func(w io.Writer) {
+				fmt.Fprintf(w, "snapshot %s  %s\n", res.ID, res.URL)
+				if res.Unchanged {
 					fmt.Fprintln(w, "unchanged")
 					return
 				}
-				fmt.Fprintln(w, m["text"])
-				if c, ok := m["cursor"].(string); ok && c != "" {
-					fmt.Fprintf(w, "(more: webcodex snapshot %s --cursor %s)\n", req.Page, c)
+				fmt.Fprintln(w, res.Text)
+				if res.Cursor != "" {
+					fmt.Fprintf(w, "(more: webcodex snapshot %s --cursor %s)\n", req.Page, res.Cursor)
 				}
 			})
 		},
@@ -118,16 +112,7 @@ func newActCmd(f *Factory, action, use, short string, setup func(cmd *cobra.Comm
 			if err != nil {
 				return err
 			}
-			return printRaw(f, res, func(w io.Writer, m map[string]any) {
-				parts := []string{action + ": ok"}
-				for _, k := range []string{"role", "requested", "delivered", "checked", "selected", "files", "scroll", "dialog", "rebound"} {
-					if v, ok := m[k]; ok {
-						b, _ := json.Marshal(v)
-						parts = append(parts, k+"="+string(b))
-					}
-				}
-				fmt.Fprintln(w, strings.Join(parts, " "))
-			})
+			return f.Emit(res, func(w io.Writer) { fmt.Fprintln(w, actLine(action, res)) })
 		},
 	}
 	tf.add(cmd)
@@ -194,18 +179,18 @@ func newDialogCmd(f *Factory) *cobra.Command {
 		Short: "Report an open JavaScript dialog, or accept or dismiss it",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			req := localapi.ActRequest{Page: args[0], Action: "dialog", Text: text}
+			req := localapi.DialogRequest{Page: args[0], Text: text}
 			switch {
 			case accept && dismiss:
 				return &UsageError{Err: fmt.Errorf("--accept and --dismiss exclude each other")}
 			case accept || dismiss:
 				req.Accept = &accept
 			}
-			res, err := call(f, localapi.Act, req)
+			res, err := call(f, localapi.Dialog, req)
 			if err != nil {
 				return err
 			}
-			return printRaw(f, res, nil)
+			return f.Emit(res, compact(res))
 		},
 	}
 	cmd.Flags().BoolVar(&accept, "accept", false, "accept the dialog")
@@ -229,8 +214,8 @@ func NewCmdWait(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printRaw(f, res, func(w io.Writer, m map[string]any) {
-				fmt.Fprintf(w, "%v: found=%v after %vms\n", m["condition"], m["found"], m["elapsedMs"])
+			return f.Emit(res, func(w io.Writer) {
+				fmt.Fprintf(w, "%s: found=%v after %dms\n", res.Condition, res.Found, res.ElapsedMS)
 			})
 		},
 	}
@@ -243,7 +228,7 @@ func NewCmdWait(f *Factory) *cobra.Command {
 	return cmd
 }
 
-func newDiagCmd(f *Factory, name, short string, rt localapi.Route[localapi.DiagRequest, json.RawMessage]) *cobra.Command {
+func newDiagCmd(f *Factory, name, short string, rt localapi.Route[localapi.DiagRequest, localapi.DiagResult]) *cobra.Command {
 	var req localapi.DiagRequest
 	cmd := &cobra.Command{
 		Use:   name + " PAGE",
@@ -255,16 +240,14 @@ func newDiagCmd(f *Factory, name, short string, rt localapi.Route[localapi.DiagR
 			if err != nil {
 				return err
 			}
-			return printRaw(f, res, func(w io.Writer, m map[string]any) {
-				entries, _ := m["entries"].([]any)
-				for _, e := range entries {
-					b, _ := json.Marshal(e)
-					fmt.Fprintln(w, string(b))
+			return f.Emit(res, func(w io.Writer) {
+				for _, e := range res.Entries {
+					compact(e)(w)
 				}
-				if d, ok := m["discarded"].(string); ok && d != "" {
-					fmt.Fprintf(w, "%s: entries were dropped since the last clear; the log is incomplete\n", d)
+				if res.Discarded != "" {
+					fmt.Fprintf(w, "%s: entries were dropped since the last clear; the log is incomplete\n", res.Discarded)
 				}
-				fmt.Fprintf(w, "(next: --since %v)\n", m["next"])
+				fmt.Fprintf(w, "(next: --since %d)\n", res.Next)
 			})
 		},
 	}
@@ -288,7 +271,7 @@ func NewCmdProbe(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printRaw(f, res, nil)
+			return f.Emit(res, compact(res))
 		},
 	}
 	cmd.Flags().StringVar(&req.Action, "action", "click", "the action")
@@ -310,7 +293,43 @@ func NewCmdClosePage(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.Emit(res, func(w io.Writer) { fmt.Fprintf(w, "closed %v\n", res["page"]) })
+			return f.Emit(res, func(w io.Writer) { fmt.Fprintf(w, "closed %s\n", res.Page) })
 		},
 	}
+}
+
+// actLine is an action's result on one line: what was asked, and what the
+// page reported back (never the typed text).
+func actLine(action string, res localapi.ActResult) string {
+	parts := []string{action + ": ok"}
+	add := func(k string, v any) {
+		b, _ := json.Marshal(v)
+		parts = append(parts, k+"="+string(b))
+	}
+	if res.Role != "" {
+		add("role", res.Role)
+	}
+	if res.Requested != 0 || res.Delivered != 0 {
+		add("requested", res.Requested)
+		add("delivered", res.Delivered)
+	}
+	if res.Checked != nil {
+		add("checked", *res.Checked)
+	}
+	if res.Selected != nil {
+		add("selected", res.Selected)
+	}
+	if res.Files != nil {
+		add("files", res.Files)
+	}
+	if res.Scroll != nil {
+		add("scroll", res.Scroll)
+	}
+	if res.Dialog != nil {
+		add("dialog", res.Dialog)
+	}
+	if res.Rebound {
+		add("rebound", true)
+	}
+	return strings.Join(parts, " ")
 }

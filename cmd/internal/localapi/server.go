@@ -251,17 +251,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.logf("localapi: %s ok (%s)", name, time.Since(start).Round(time.Millisecond))
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"result": resp})
+	json.NewEncoder(w).Encode(response{Result: resp})
+}
+
+// response is every answer on the socket: exactly one of a route's
+// result, a refusal, or an error the request guard or a failure gives.
+type response struct {
+	Result  any          `json:"result,omitempty"`
+	Refusal *fsm.Refusal `json:"refusal,omitempty"`
+	Error   string       `json:"error,omitempty"`
 }
 
 func writeRefusal(w http.ResponseWriter, r *fsm.Refusal) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(r.Code.HTTPStatus())
-	json.NewEncoder(w).Encode(map[string]any{"refusal": r})
+	json.NewEncoder(w).Encode(response{Refusal: r})
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+	json.NewEncoder(w).Encode(response{Error: msg})
 }

@@ -3,6 +3,8 @@ package localapi
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/webcodex/webcodex/cdp/surface"
 )
 
 // The wire types of the local API. Fields are only ever added; their JSON
@@ -219,19 +221,9 @@ type CloseResult struct {
 	Teardown string `json:"teardown"` // "closed" or "detached"
 }
 
-// Target is a semantic element target.
-type Target struct {
-	Ref         string `json:"ref,omitempty"`
-	SnapshotID  string `json:"snapshotId,omitempty"`
-	Role        string `json:"role,omitempty"`
-	Name        string `json:"name,omitempty"`
-	Label       string `json:"label,omitempty"`
-	Text        string `json:"text,omitempty"`
-	Placeholder string `json:"placeholder,omitempty"`
-	TestID      string `json:"testId,omitempty"`
-	CSS         string `json:"css,omitempty"`
-	Index       *int   `json:"index,omitempty"`
-}
+// Target is a semantic element target: the page surface's own, so the
+// agent's words reach the page unchanged.
+type Target = surface.Target
 
 // AttachRequest attaches to a person's running browser.
 type AttachRequest struct {
@@ -307,19 +299,18 @@ type SnapshotRequest struct {
 }
 
 // ActRequest is one page action: click, hover, type, fill, press, select,
-// check, uncheck, scroll, upload or dialog.
+// check, uncheck, scroll or upload.
 type ActRequest struct {
 	Page   string   `json:"page"`
 	Action string   `json:"action"`
 	Target *Target  `json:"target,omitempty"`
-	Text   string   `json:"text,omitempty"`   // type, fill; dialog prompt text
+	Text   string   `json:"text,omitempty"`   // type, fill
 	Keys   string   `json:"keys,omitempty"`   // press: "Enter", "ArrowDown", "Control+a"
 	Values []string `json:"values,omitempty"` // select: values or visible labels
 	Files  []string `json:"files,omitempty"`  // upload: names inside the upload directory
 	To     string   `json:"to,omitempty"`     // scroll: top or bottom
 	DX     float64  `json:"dx,omitempty"`     // scroll by pixels
 	DY     float64  `json:"dy,omitempty"`
-	Accept *bool    `json:"accept,omitempty"` // dialog: accept (true) or dismiss
 }
 
 // WaitRequest waits for a condition: load, url, text, text_gone, visible,
@@ -392,4 +383,72 @@ type AttachCandidate struct {
 	// State is not_running, debugging_off or ready.
 	State string `json:"state"`
 	Next  string `json:"next"` // what the person or agent does next
+}
+
+// DialogRequest reports the page's open JavaScript dialog, or answers it
+// when Accept is set: accept (true) or dismiss.
+type DialogRequest struct {
+	Page   string `json:"page"`
+	Accept *bool  `json:"accept,omitempty"`
+	Text   string `json:"text,omitempty"` // a prompt's answer
+}
+
+// The results of the page-surface routes: the surface's own result under
+// the page's id, which comes first as in every page verb's result.
+
+// SnapshotResult is one chunk of a page outline.
+type SnapshotResult struct {
+	Page string `json:"page"`
+	surface.Snapshot
+}
+
+// ActResult is what one page action did.
+type ActResult struct {
+	Page string `json:"page"`
+	surface.ActionResult
+}
+
+// DialogResult is the page's dialog (null when none is open) and, when
+// answered, how.
+type DialogResult struct {
+	Page     string          `json:"page"`
+	Dialog   *surface.Dialog `json:"dialog"`
+	Accepted *bool           `json:"accepted,omitempty"`
+}
+
+// WaitResult is the outcome of a wait; a timeout is found: false.
+type WaitResult struct {
+	Page string `json:"page"`
+	surface.WaitResult
+}
+
+// DiagResult is one bounded read of the console or network log.
+type DiagResult struct {
+	Page string `json:"page"`
+	surface.DiagRead
+}
+
+// ProbeResult is one action and its observed effect.
+type ProbeResult struct {
+	Page string `json:"page"`
+	surface.ProbeResult
+}
+
+// ClosePageResult reports a closed page.
+type ClosePageResult struct {
+	Page   string `json:"page"`
+	Closed bool   `json:"closed"`
+}
+
+// ApprovalAnswer reports a person's answer recorded from a terminal.
+type ApprovalAnswer struct {
+	Approved bool `json:"approved,omitempty"`
+	Denied   bool `json:"denied,omitempty"`
+}
+
+// CDPResult is a raw CDP command's result: a JSON object, bounded.
+type CDPResult struct {
+	Page   string          `json:"page"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
 }

@@ -7,6 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -36,84 +37,43 @@ type snapshotView struct {
 	id     string         // its snapshotId, remembered for bare refs
 }
 
-// viewSnapshot splits a snapshot result into its outline and its fields.
-// Fields the surface adds later pass through to the structured content.
-func viewSnapshot(raw json.RawMessage) (snapshotView, error) {
+// viewSnapshot splits a snapshot result into its outline and its fields:
+// the structured content is the snapshot's own fields, so those the
+// surface adds later pass through, without its text.
+func viewSnapshot(snap localapi.SnapshotResult) (snapshotView, error) {
+	raw, err := json.Marshal(snap.Snapshot) // the result names its page once, at the top
+	if err != nil {
+		return snapshotView{}, fmt.Errorf("mcp: encode the snapshot: %w", err)
+	}
 	var m map[string]any
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return snapshotView{}, fmt.Errorf("mcp: decode the snapshot: %w", err)
+		return snapshotView{}, fmt.Errorf("mcp: encode the snapshot: %w", err)
 	}
-	outline, _ := m["text"].(string)
 	delete(m, "text")
-	delete(m, "page") // the result names its page once, at the top
-	id, _ := m["snapshotId"].(string)
+	outline := snap.Text
 	var b strings.Builder
-	if u, _ := m["url"].(string); u != "" {
-		fmt.Fprintf(&b, "url: %s\n", u)
+	if snap.URL != "" {
+		fmt.Fprintf(&b, "url: %s\n", snap.URL)
 	}
-	if t, _ := m["title"].(string); t != "" {
-		fmt.Fprintf(&b, "title: %s\n", t)
+	if snap.Title != "" {
+		fmt.Fprintf(&b, "title: %s\n", snap.Title)
 	}
 	switch {
-	case m["unchanged"] == true:
+	case snap.Unchanged:
 		b.WriteString("unchanged since the snapshot given as since\n")
-	case m["incremental"] == true:
+	case snap.Incremental:
 		b.WriteString("changes since the snapshot given as since (+ added, - removed):\n")
 	}
 	b.WriteString(outline)
 	if outline != "" && !strings.HasSuffix(outline, "\n") {
 		b.WriteByte('\n')
 	}
-	return snapshotView{text: b.String(), fields: m, id: id}, nil
-}
-
-// actionFacts are the fields of an action's result the text reports. The
-// Runner's result passes whole to the structured content.
-type actionFacts struct {
-	Action    string   `json:"action"`
-	Role      string   `json:"role"`
-	Tag       string   `json:"tag"`
-	Rebound   bool     `json:"rebound"`
-	NoOp      bool     `json:"noop"`
-	Requested int      `json:"requested"`
-	Delivered int      `json:"delivered"`
-	Length    int      `json:"length"`
-	Checked   *bool    `json:"checked"`
-	Selected  []string `json:"selected"`
-	Files     []string `json:"files"`
-	Keys      string   `json:"keys"`
-	Dialog    *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	} `json:"dialog"`
-	Accepted *bool `json:"accepted"`
-	Scroll   *struct {
-		AtBottom bool `json:"atBottom"`
-		AtTop    bool `json:"atTop"`
-		Y        int  `json:"y"`
-		Height   int  `json:"height"`
-	} `json:"scroll"`
-	Navigation *struct {
-		URL          string `json:"url"`
-		Title        string `json:"title"`
-		SameDocument bool   `json:"sameDocument"`
-		Pending      bool   `json:"pending"`
-	} `json:"navigation"`
-	NewTab *struct {
-		URL string `json:"url"`
-	} `json:"newTab"`
-	Download *struct {
-		SuggestedFilename string `json:"suggestedFilename"`
-	} `json:"download"`
+	return snapshotView{text: b.String(), fields: m, id: snap.ID}, nil
 }
 
 // actionText is what an action did, a line each: what was acted on, then
 // only what it caused.
-func actionText(raw json.RawMessage) string {
-	var f actionFacts
-	if json.Unmarshal(raw, &f) != nil {
-		return "done\n"
-	}
+func actionText(f localapi.ActResult) string {
 	what := f.Role
 	if what == "" {
 		what = f.Tag
@@ -193,7 +153,7 @@ func actionText(raw json.RawMessage) string {
 		}
 		lines = append(lines, fmt.Sprintf("it started a download: %s", capText(name, 200)))
 	}
-	if f.Dialog != nil && f.Accepted == nil {
+	if f.Dialog != nil {
 		lines = append(lines, fmt.Sprintf("a %s dialog opened: %q; the page waits until browser_handle_dialog answers it", f.Dialog.Type, capText(f.Dialog.Message, 200)))
 	}
 	return strings.Join(lines, "\n") + "\n"
@@ -207,9 +167,8 @@ func to(url string) string {
 }
 
 // dialogText says what browser_handle_dialog found or did.
-func dialogText(raw json.RawMessage) string {
-	var f actionFacts
-	if json.Unmarshal(raw, &f) != nil || f.Dialog == nil {
+func dialogText(f localapi.DialogResult) string {
+	if f.Dialog == nil {
 		return "no dialog is open\n"
 	}
 	msg := capText(f.Dialog.Message, 200)

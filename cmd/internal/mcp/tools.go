@@ -225,11 +225,11 @@ func (s *Server) browser(ctx context.Context, explicit string) (localapi.Browser
 // snapshotReply reads a snapshot of page and remembers its id for bare
 // refs.
 func (s *Server) snapshotReply(ctx context.Context, req localapi.SnapshotRequest) (snapshotView, error) {
-	raw, err := call(ctx, s.runner, localapi.Snapshot, req)
+	snap, err := call(ctx, s.runner, localapi.Snapshot, req)
 	if err != nil {
 		return snapshotView{}, err
 	}
-	v, err := viewSnapshot(raw)
+	v, err := viewSnapshot(snap)
 	if err != nil {
 		return snapshotView{}, err
 	}
@@ -270,11 +270,11 @@ func (s *Server) act(ctx context.Context, pageArg string, req localapi.ActReques
 		return nil, err
 	}
 	req.Page = page
-	raw, err := call(ctx, s.runner, localapi.Act, req)
+	res, err := call(ctx, s.runner, localapi.Act, req)
 	if err != nil {
 		return nil, err
 	}
-	r := &reply{text: actionText(raw), fields: map[string]any{"page": page, "result": raw}}
+	r := &reply{text: actionText(res), fields: map[string]any{"page": page, "result": res}}
 	return s.withSnapshot(ctx, r, page, snap), nil
 }
 
@@ -526,7 +526,7 @@ func (s *Server) fillForm(ctx context.Context, c *toolCall, in fillFormIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	results := make([]json.RawMessage, 0, len(in.Fields))
+	results := make([]localapi.ActResult, 0, len(in.Fields))
 	var text strings.Builder
 	for i, f := range in.Fields {
 		fail := func(err error) (any, error) {
@@ -557,12 +557,12 @@ func (s *Server) fillForm(ctx context.Context, c *toolCall, in fillFormIn) (any,
 		default:
 			return fail(fsm.Refuse(fsm.InvalidArgument, "type is textbox, checkbox, radio or combobox"))
 		}
-		raw, err := call(ctx, s.runner, localapi.Act, req)
+		res, err := call(ctx, s.runner, localapi.Act, req)
 		if err != nil {
 			return fail(err)
 		}
-		results = append(results, raw)
-		fmt.Fprintf(&text, "field %d: %s", i, actionText(raw))
+		results = append(results, res)
+		fmt.Fprintf(&text, "field %d: %s", i, actionText(res))
 	}
 	return s.withSnapshot(ctx, &reply{text: text.String(), fields: map[string]any{"page": page, "results": results}}, page, in.Snapshot), nil
 }
@@ -639,22 +639,15 @@ func (s *Server) waitFor(ctx context.Context, c *toolCall, in waitIn) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	raw, err := call(ctx, s.runner, localapi.Wait, localapi.WaitRequest{Page: page, Condition: cond, Text: text, Target: t, URL: in.URL, URLIncludes: in.URLIncludes, TimeoutMS: int(bound.Milliseconds())})
+	res, err := call(ctx, s.runner, localapi.Wait, localapi.WaitRequest{Page: page, Condition: cond, Text: text, Target: t, URL: in.URL, URLIncludes: in.URLIncludes, TimeoutMS: int(bound.Milliseconds())})
 	if err != nil {
 		return nil, err
-	}
-	var res struct {
-		Found     bool  `json:"found"`
-		ElapsedMS int64 `json:"elapsedMs"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Errorf("mcp: decode the wait: %w", err)
 	}
 	what := waitWhat(cond, text)
 	if !res.Found {
 		return nil, fsm.Refusef(fsm.Timeout, "waited %gs: %s did not happen", secs, what)
 	}
-	return &reply{text: fmt.Sprintf("%s after %d ms\n", what, res.ElapsedMS), fields: map[string]any{"page": page, "result": raw}}, nil
+	return &reply{text: fmt.Sprintf("%s after %d ms\n", what, res.ElapsedMS), fields: map[string]any{"page": page, "result": res}}, nil
 }
 
 // waitWhat says what a wait waits for, in the words of its arguments.
@@ -735,12 +728,17 @@ func (s *Server) upload(ctx context.Context, c *toolCall, in uploadIn) (any, err
 }
 
 func (s *Server) handleDialog(ctx context.Context, c *toolCall, in dialogIn) (any, error) {
-	r, err := s.act(ctx, in.Page, localapi.ActRequest{Action: "dialog", Accept: in.Accept, Text: in.PromptText}, false)
+	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
+	defer cancel()
+	page, err := s.page(ctx, in.Page)
 	if err != nil {
 		return nil, err
 	}
-	r.text = dialogText(r.fields["result"].(json.RawMessage))
-	return r, nil
+	res, err := call(ctx, s.runner, localapi.Dialog, localapi.DialogRequest{Page: page, Accept: in.Accept, Text: in.PromptText})
+	if err != nil {
+		return nil, err
+	}
+	return &reply{text: dialogText(res), fields: map[string]any{"page": page, "result": res}}, nil
 }
 
 func (s *Server) tabs(ctx context.Context, c *toolCall, in tabsIn) (any, error) {
@@ -825,18 +823,18 @@ func (s *Server) network(ctx context.Context, c *toolCall, in diagIn) (any, erro
 	return s.diag(ctx, in, localapi.Network)
 }
 
-func (s *Server) diag(ctx context.Context, in diagIn, rt localapi.Route[localapi.DiagRequest, json.RawMessage]) (any, error) {
+func (s *Server) diag(ctx context.Context, in diagIn, rt localapi.Route[localapi.DiagRequest, localapi.DiagResult]) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := call(ctx, s.runner, rt, localapi.DiagRequest{Page: page, Since: in.Since, ErrorsOnly: in.ErrorsOnly, Clear: in.Clear})
+	res, err := call(ctx, s.runner, rt, localapi.DiagRequest{Page: page, Since: in.Since, ErrorsOnly: in.ErrorsOnly, Clear: in.Clear})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"page": page, "log": raw}, nil
+	return map[string]any{"page": page, "log": res}, nil
 }
 
 func (s *Server) cdp(ctx context.Context, c *toolCall, in cdpIn) (any, error) {
@@ -852,9 +850,5 @@ func (s *Server) cdp(ctx context.Context, c *toolCall, in cdpIn) (any, error) {
 			return nil, fsm.Refuse(fsm.InvalidArgument, "params must be a JSON object")
 		}
 	}
-	raw, err := call(ctx, s.runner, localapi.CDP, localapi.CDPRequest{Page: page, Method: in.Method, Params: params})
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{"page": page, "method": in.Method, "result": raw}, nil
+	return call(ctx, s.runner, localapi.CDP, localapi.CDPRequest{Page: page, Method: in.Method, Params: params})
 }

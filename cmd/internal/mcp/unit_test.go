@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,7 @@ import (
 // itself are tested: its route table serves only status, snapshot and
 // wait, so any other call is refused as unavailable and fails the test.
 type fakeBackend struct {
-	snapshot json.RawMessage
+	snapshot string // the outline text
 	calls    int
 }
 
@@ -26,13 +25,17 @@ func (f *fakeBackend) routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.GetStatus, func(context.Context, struct{}) (localapi.Status, error) {
 		return localapi.Status{Browsers: []localapi.BrowserInfo{{ID: "b-1", Mode: localapi.ModeEphemeral, Pages: []localapi.PageInfo{{ID: "p-1", Browser: "b-1"}}}}}, nil
 	})
-	localapi.Serve(rt, localapi.Snapshot, func(context.Context, localapi.SnapshotRequest) (json.RawMessage, error) {
+	localapi.Serve(rt, localapi.Snapshot, func(_ context.Context, req localapi.SnapshotRequest) (localapi.SnapshotResult, error) {
 		f.calls++
-		return f.snapshot, nil
+		res := localapi.SnapshotResult{Page: req.Page}
+		res.Text = f.snapshot
+		return res, nil
 	})
-	localapi.Serve(rt, localapi.Wait, func(context.Context, localapi.WaitRequest) (json.RawMessage, error) {
+	localapi.Serve(rt, localapi.Wait, func(_ context.Context, req localapi.WaitRequest) (localapi.WaitResult, error) {
 		f.calls++
-		return json.RawMessage(`{"found":true}`), nil
+		res := localapi.WaitResult{Page: req.Page}
+		res.Found, res.Condition = true, req.Condition
+		return res, nil
 	})
 	return rt
 }
@@ -96,11 +99,10 @@ func TestFakeBackendArgumentBounds(t *testing.T) {
 // TestFakeBackendResultBound: a result larger than MaxResultBytes is a
 // limit_exceeded refusal, never a truncated or unbounded payload.
 func TestFakeBackendResultBound(t *testing.T) {
-	big, _ := json.Marshal(map[string]any{"text": strings.Repeat("x", MaxResultBytes)})
-	fb := &fakeBackend{snapshot: big}
+	fb := &fakeBackend{snapshot: strings.Repeat("x", MaxResultBytes)}
 	s := fakeSession(t, fb, DefaultScopes)
 	s.refused("browser_snapshot", nil, fsm.LimitExceeded)
-	fb.snapshot = json.RawMessage(`{"text":"small"}`)
+	fb.snapshot = "small"
 	if got := s.ok("browser_snapshot", nil); str(got, "page") != "p-1" {
 		t.Fatalf("snapshot = %v", got)
 	}

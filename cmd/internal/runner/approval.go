@@ -327,21 +327,21 @@ func (r *Runner) ApprovalInfo(ctx context.Context, req localapi.ApprovalRequest)
 }
 
 // Approve records a person's approval from a terminal.
-func (r *Runner) Approve(ctx context.Context, req localapi.ApprovalRequest) (map[string]any, error) {
+func (r *Runner) Approve(ctx context.Context, req localapi.ApprovalRequest) (localapi.ApprovalAnswer, error) {
 	if err := r.answerFromTerminal(ctx, "approve", req, true); err != nil {
-		return nil, err
+		return localapi.ApprovalAnswer{}, err
 	}
 	r.logf("runner: an approval request was approved")
-	return map[string]any{"approved": true}, nil
+	return localapi.ApprovalAnswer{Approved: true}, nil
 }
 
 // Deny records a person's refusal from a terminal, with the same checks as
 // Approve: a program that cannot approve cannot deny either.
-func (r *Runner) Deny(ctx context.Context, req localapi.ApprovalRequest) (map[string]any, error) {
+func (r *Runner) Deny(ctx context.Context, req localapi.ApprovalRequest) (localapi.ApprovalAnswer, error) {
 	if err := r.answerFromTerminal(ctx, "deny", req, false); err != nil {
-		return nil, err
+		return localapi.ApprovalAnswer{}, err
 	}
-	return map[string]any{"denied": true}, nil
+	return localapi.ApprovalAnswer{Denied: true}, nil
 }
 
 // answerFromTerminal checks the terminal, then requires the one-time code

@@ -154,10 +154,10 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("snapshot: %v", err)
 		}
-		if !strings.Contains(string(snap), "Checkout") || !strings.Contains(string(snap), "Pay") {
-			t.Fatalf("snapshot lacks the page: %.400s", snap)
+		if !strings.Contains(snap.Text, "Checkout") || !strings.Contains(snap.Text, "Pay") {
+			t.Fatalf("snapshot lacks the page: %.400s", snap.Text)
 		}
-		if strings.Contains(string(snap), "FRAME-SECRET") || strings.Contains(string(snap), "Frame button") {
+		if strings.Contains(snap.Text, "FRAME-SECRET") || strings.Contains(snap.Text, "Frame button") {
 			t.Fatal("the snapshot reached into a frame of a denied origin")
 		}
 		if _, err := r.Act(ctx, localapi.ActRequest{Page: page, Action: "fill", Target: &localapi.Target{Label: "Name"}, Text: name}); err != nil {

@@ -36,24 +36,24 @@ const (
 // page's mutation gate. A result that carries page data is returned only if
 // the page still shows the document that was authorized; otherwise it is
 // discarded and the call refused. The result is bounded.
-func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ json.RawMessage, err error) {
+func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ localapi.CDPResult, err error) {
 	defer func() { r.auditPageOp(ctx, req.Page, "cdp:"+policyName(req.Method), "", err) }()
 	ctx, settle := r.call(ctx, req.Page, "the CDP command", r.callBound())
 	defer func() { err = settle(err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
-		return nil, err
+		return localapi.CDPResult{}, err
 	}
 	tier := policy.TierFor(p.browser.gate.OpenWeb())
 	if err := policy.Check(req.Method, tier, p.browser.mode == localapi.ModeAttached, p.browser.allowEvaluate); err != nil {
-		return nil, err
+		return localapi.CDPResult{}, err
 	}
 	if len(req.Params) > maxCDPParamsBytes {
-		return nil, fsm.Refusef(fsm.LimitExceeded, "the params are larger than %d bytes", maxCDPParamsBytes)
+		return localapi.CDPResult{}, fsm.Refusef(fsm.LimitExceeded, "the params are larger than %d bytes", maxCDPParamsBytes)
 	}
 	trimmed := bytes.TrimSpace(req.Params)
 	if err := policy.CheckParams(req.Method, tier, trimmed); err != nil {
-		return nil, err
+		return localapi.CDPResult{}, err
 	}
 	var params any
 	if len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
@@ -61,23 +61,23 @@ func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ json.RawMe
 	}
 	doc, err := p.authorizedDocument(ctx)
 	if err != nil {
-		return nil, err
+		return localapi.CDPResult{}, err
 	}
 	t, err := r.gates.Acquire(ctx, lease.GateKey{Browser: p.browser.id, Target: string(p.target)})
 	if err != nil {
-		return nil, err
+		return localapi.CDPResult{}, err
 	}
 	defer t.Release()
 	if err := t.Check(); err != nil {
-		return nil, err
+		return localapi.CDPResult{}, err
 	}
 	sess, err := p.rawSession(ctx, doc)
 	if err != nil {
-		return nil, err
+		return localapi.CDPResult{}, err
 	}
 	var res jsonv2.Value
 	if err := sess.Call(ctx, req.Method, params, &res); err != nil {
-		return nil, cdpErr(err)
+		return localapi.CDPResult{}, cdpErr(err)
 	}
 	if len(bytes.TrimSpace(res)) == 0 {
 		res = jsonv2.Value("{}")
@@ -87,13 +87,13 @@ func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ json.RawMe
 		// authorized one (a navigation raced it): its data is kept only if
 		// the page still shows the authorized document.
 		if err := p.sameDocument(ctx, doc, tier); err != nil {
-			return nil, err
+			return localapi.CDPResult{}, err
 		}
 	}
 	if len(res) > maxCDPResultChars {
-		return nil, fsm.Refusef(fsm.LimitExceeded, "the result is %d characters; raw CDP results are bounded at %d: ask for less", len(res), maxCDPResultChars)
+		return localapi.CDPResult{}, fsm.Refusef(fsm.LimitExceeded, "the result is %d characters; raw CDP results are bounded at %d: ask for less", len(res), maxCDPResultChars)
 	}
-	return json.RawMessage(res), nil
+	return localapi.CDPResult{Page: req.Page, Method: req.Method, Result: json.RawMessage(res)}, nil
 }
 
 // authorizedDocument judges the page's live document with the origin gate

@@ -94,7 +94,8 @@ func rawCDP(h *harness, page, method, params string) (json.RawMessage, error) {
 	if params != "" {
 		p = json.RawMessage(params)
 	}
-	return h.r.CDP(ctx, localapi.CDPRequest{Page: page, Method: method, Params: p})
+	res, err := h.r.CDP(ctx, localapi.CDPRequest{Page: page, Method: method, Params: p})
+	return res.Result, err
 }
 
 // evalRaw runs a raw Runtime.evaluate by value and returns the result JSON.

@@ -558,8 +558,8 @@ func TestRealConsentPromptUnderXvfb(t *testing.T) {
 		}
 		snap, err := h.r.Snapshot(ctx, localapi.SnapshotRequest{Page: tab, Interactive: true})
 		h.record(snap, err)
-		if err != nil || !strings.Contains(string(snap), "Save") {
-			t.Fatalf("snapshot = %s, %v", snap, err)
+		if err != nil || !strings.Contains(snap.Text, "Save") {
+			t.Fatalf("snapshot = %s, %v", snap.Text, err)
 		}
 		noPrompt(t, x, c, "after a command on the attached browser")
 	}

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -123,18 +122,11 @@ func TestHostilePageCostsOnlyItself(t *testing.T) {
 		t.Fatalf("flood() = %v", v)
 	}
 	flood := time.Since(start)
-	var log struct {
-		Entries []struct {
-			Text string `json:"text"`
-		} `json:"entries"`
-		Discarded fsm.Code `json:"discarded"`
-	}
+	var log localapi.DiagResult
 	eventuallyT(t, 20*time.Second, "the message after the flood is logged", func() bool {
-		raw, err := r.Console(ctx, localapi.DiagRequest{Page: hos.ID})
+		var err error
+		log, err = r.Console(ctx, localapi.DiagRequest{Page: hos.ID})
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, &log); err != nil {
 			t.Fatal(err)
 		}
 		return len(log.Entries) > 0 && log.Entries[len(log.Entries)-1].Text == "after the flood"
@@ -191,8 +183,8 @@ func TestWedgedTabRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("snapshot after the wedge: %v", err)
 	}
-	if !strings.Contains(string(snap), "Draft") {
-		t.Errorf("snapshot after the wedge does not show the page: %.300s", snap)
+	if !strings.Contains(snap.Text, "Draft") {
+		t.Errorf("snapshot after the wedge does not show the page: %.300s", snap.Text)
 	}
 	t.Logf("while(true){} answered after %s (bound %s); the next snapshot took %s", wedged.Round(time.Millisecond), bound, time.Since(start).Round(time.Millisecond))
 	if wedged > bound+answerReserve+15*time.Second {

@@ -255,11 +255,7 @@ func (r *Runner) Screenshot(ctx context.Context, req localapi.ScreenshotRequest)
 	if err := p.authorize(ctx); err != nil {
 		return localapi.ScreenshotResult{}, err
 	}
-	opts := surface.ScreenshotOptions{FullPage: req.FullPage}
-	if req.Target != nil {
-		t := toSurfaceTarget(*req.Target)
-		opts.Target = &t
-	}
+	opts := surface.ScreenshotOptions{FullPage: req.FullPage, Target: req.Target}
 	png, err := p.surf.Screenshot(ctx, opts)
 	if err != nil {
 		return localapi.ScreenshotResult{}, err
@@ -316,10 +312,4 @@ func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi
 		}
 	}
 	return localapi.EvalResult{Page: p.id, Value: v.Value, Truncated: v.Truncated}, nil
-}
-
-// toSurfaceTarget converts a wire target.
-func toSurfaceTarget(t localapi.Target) surface.Target {
-	return surface.Target{Ref: t.Ref, SnapshotID: t.SnapshotID, Role: t.Role, Name: t.Name, Label: t.Label,
-		Text: t.Text, Placeholder: t.Placeholder, TestID: t.TestID, CSS: t.CSS, Index: t.Index}
 }

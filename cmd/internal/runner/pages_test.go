@@ -134,8 +134,8 @@ func TestRawCDPStaysInTheMainDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := h.r.CDP(ctx, localapi.CDPRequest{Page: p.ID, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"document.title","returnByValue":true}`)})
-	if err != nil || !strings.Contains(string(res), `"main"`) {
-		t.Fatalf("raw evaluate on the main document = %s, %v", res, err)
+	if err != nil || !strings.Contains(string(res.Result), `"main"`) {
+		t.Fatalf("raw evaluate on the main document = %s, %v", res.Result, err)
 	}
 	for _, c := range []struct{ method, params string }{
 		{"DOM.getDocument", `{"depth":-1,"pierce":true}`},

@@ -33,6 +33,7 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Reconnect, bounded(r, r.Reconnect))
 	localapi.Serve(rt, localapi.Snapshot, bounded(r, r.Snapshot))
 	localapi.Serve(rt, localapi.Act, bounded(r, r.Act))
+	localapi.Serve(rt, localapi.Dialog, bounded(r, r.Dialog))
 	localapi.Serve(rt, localapi.Wait, bounded(r, r.Wait))
 	localapi.Serve(rt, localapi.Console, bounded(r, r.Console))
 	localapi.Serve(rt, localapi.Network, bounded(r, r.Network))

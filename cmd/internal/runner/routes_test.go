@@ -46,7 +46,9 @@ func TestRefusalNamesWhatItIsAbout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := bounded(r, func(context.Context, localapi.ReadRequest) (localapi.ReadResult, error) { return localapi.ReadResult{}, shared })
+	read := bounded(r, func(context.Context, localapi.ReadRequest) (localapi.ReadResult, error) {
+		return localapi.ReadResult{}, shared
+	})
 	_, err = read(context.Background(), localapi.ReadRequest{Page: "p-7"})
 	if ref, ok := fsm.AsRefusal(err); !ok || ref.Code != fsm.PageClosed || ref.Page != "p-7" || ref.Browser != "" {
 		t.Fatalf("refusal = %+v, want page_closed about p-7", ref)

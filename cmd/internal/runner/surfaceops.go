@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -17,24 +16,6 @@ import (
 // maxWait bounds any wait an agent asks for.
 const maxWait = 2 * time.Minute
 
-// raw encodes a surface result for the wire; its JSON tags are stable. The
-// page's id comes first, as in every page verb's result.
-func raw(page string, v any) (json.RawMessage, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("runner: encode result: %w", err)
-	}
-	if len(b) < 2 || b[0] != '{' {
-		return b, nil
-	}
-	id, _ := json.Marshal(page)
-	out := append([]byte(`{"page":`), id...)
-	if len(b) > 2 {
-		out = append(out, ',')
-	}
-	return append(out, b[1:]...), nil
-}
-
 // readablePage returns the page after judging its live URL.
 func (r *Runner) readablePage(ctx context.Context, id string) (*Page, error) {
 	p, err := r.page(id)
@@ -48,53 +29,46 @@ func (r *Runner) readablePage(ctx context.Context, id string) (*Page, error) {
 }
 
 // Snapshot returns one chunk of the page outline with refs.
-func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ json.RawMessage, err error) {
+func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ localapi.SnapshotResult, err error) {
 	ctx, settle := r.call(ctx, req.Page, "the snapshot", r.callBound())
 	defer func() { err = settle(err) }()
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
-		return nil, err
+		return localapi.SnapshotResult{}, err
 	}
 	if req.Cursor != "" {
 		s, err := p.surf.SnapshotNext(ctx, req.Cursor, req.MaxChars)
 		if err != nil {
-			return nil, err
+			return localapi.SnapshotResult{}, err
 		}
-		return raw(req.Page, s)
+		return localapi.SnapshotResult{Page: req.Page, Snapshot: *s}, nil
 	}
-	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars}
-	if req.Scope != nil {
-		t := toSurfaceTarget(*req.Scope)
-		opts.Scope = &t
-	}
+	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars, Scope: req.Scope}
 	s, err := p.surf.Snapshot(ctx, opts)
 	if err != nil {
-		return nil, err
+		return localapi.SnapshotResult{}, err
 	}
 	if err := p.authorize(ctx); err != nil { // it may have left while we read
-		return nil, err
+		return localapi.SnapshotResult{}, err
 	}
-	return raw(req.Page, s)
+	return localapi.SnapshotResult{Page: req.Page, Snapshot: *s}, nil
 }
 
 // Act performs one side-effecting action. It is recorded in the effect
 // ledger: dispatched once, never replayed; a lost acknowledgement is
 // outcome_unknown.
-func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (_ json.RawMessage, err error) {
+func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (_ localapi.ActResult, err error) {
 	ctx, settle := r.call(ctx, req.Page, "the action", r.callBound())
 	defer func() { err = settle(err) }()
-	if req.Action == "dialog" {
-		return r.answerDialog(ctx, req)
-	}
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
 		r.auditPageOp(ctx, req.Page, req.Action, "", err) // a refused effect is recorded too
-		return nil, err
+		return localapi.ActResult{}, err
 	}
 	acted := r.pageOrigin(ctx, p) // the origin acted on, before the action may navigate
 	entry, err := r.ledger.Begin(newID("e"))
 	if err != nil {
-		return nil, err
+		return localapi.ActResult{}, err
 	}
 	entry.Dispatch()
 	res, err := r.act(ctx, p, req)
@@ -108,17 +82,17 @@ func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (_ json.RawMe
 	}
 	r.auditAct(ctx, p, acted, req, err)
 	if err != nil {
-		return nil, err
+		return localapi.ActResult{}, err
 	}
-	return raw(req.Page, res)
+	return localapi.ActResult{Page: req.Page, ActionResult: *res}, nil
 }
 
-func (r *Runner) act(ctx context.Context, p *Page, req localapi.ActRequest) (any, error) {
+func (r *Runner) act(ctx context.Context, p *Page, req localapi.ActRequest) (*surface.ActionResult, error) {
 	need := func() (surface.Target, error) {
 		if req.Target == nil {
 			return surface.Target{}, fsm.Refusef(fsm.InvalidArgument, "%s needs a target", req.Action)
 		}
-		return toSurfaceTarget(*req.Target), nil
+		return *req.Target, nil
 	}
 	switch req.Action {
 	case "click", "hover", "type", "fill", "select", "check", "uncheck", "upload":
@@ -145,122 +119,104 @@ func (r *Runner) act(ctx context.Context, p *Page, req localapi.ActRequest) (any
 			return p.surf.Upload(ctx, t, req.Files...)
 		}
 	case "press":
-		var t *surface.Target
-		if req.Target != nil {
-			st := toSurfaceTarget(*req.Target)
-			t = &st
-		}
-		return p.surf.Press(ctx, t, req.Keys)
+		return p.surf.Press(ctx, req.Target, req.Keys)
 	case "scroll":
-		o := surface.ScrollOptions{To: req.To, DX: req.DX, DY: req.DY}
-		if req.Target != nil {
-			st := toSurfaceTarget(*req.Target)
-			o.Target = &st
-		}
-		return p.surf.Scroll(ctx, o)
+		return p.surf.Scroll(ctx, surface.ScrollOptions{To: req.To, DX: req.DX, DY: req.DY, Target: req.Target})
 	}
 	return nil, fsm.Refusef(fsm.InvalidArgument, "unknown action %q", req.Action)
 }
 
-// answerDialog reports or answers the page's JavaScript dialog. A dialog
+// Dialog reports or answers the page's JavaScript dialog. A dialog
 // blocks every script of the page, so the page is judged by the URL the
 // browser reports for the target rather than read from the page; the
 // dialog itself is judged on the document that opened it (surface).
-func (r *Runner) answerDialog(ctx context.Context, req localapi.ActRequest) (_ json.RawMessage, err error) {
+func (r *Runner) Dialog(ctx context.Context, req localapi.DialogRequest) (_ localapi.DialogResult, err error) {
+	ctx, settle := r.call(ctx, req.Page, "the dialog", r.callBound())
+	defer func() { err = settle(err) }()
 	var acted string
-	defer func() { r.auditPageOp(ctx, req.Page, req.Action, acted, err) }()
+	defer func() { r.auditPageOp(ctx, req.Page, "dialog", acted, err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
-		return nil, err
+		return localapi.DialogResult{}, err
 	}
 	u, err := p.targetURL(ctx)
 	if err != nil {
-		return nil, err
+		return localapi.DialogResult{}, err
 	}
 	if err := p.judge(u); err != nil {
-		return nil, err
+		return localapi.DialogResult{}, err
 	}
 	acted = originOf(u)
-	d := p.surf.Dialog()
+	res := localapi.DialogResult{Page: req.Page, Dialog: p.surf.Dialog()}
 	if req.Accept == nil {
-		return raw(req.Page, map[string]any{"dialog": d}) // report only
+		return res, nil // report only
 	}
 	if err := p.surf.HandleDialog(ctx, *req.Accept, req.Text); err != nil {
-		return nil, err
+		return localapi.DialogResult{}, err
 	}
-	return raw(req.Page, map[string]any{"dialog": d, "accepted": *req.Accept})
+	res.Accepted = req.Accept
+	return res, nil
 }
 
 // Wait waits for a condition; a timeout is found:false.
-func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (_ json.RawMessage, err error) {
+func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (_ localapi.WaitResult, err error) {
 	ctx, settle := r.call(ctx, req.Page, "the wait", r.callBound()+min(time.Duration(req.TimeoutMS)*time.Millisecond, maxWait))
 	defer func() { err = settle(err) }()
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
-		return nil, err
+		return localapi.WaitResult{}, err
 	}
-	timeout := time.Duration(req.TimeoutMS) * time.Millisecond
-	if timeout > maxWait {
-		timeout = maxWait
-	}
-	o := surface.WaitOptions{Condition: req.Condition, Text: req.Text, URL: req.URL, URLIncludes: req.URLIncludes, Timeout: timeout}
-	if req.Target != nil {
-		t := toSurfaceTarget(*req.Target)
-		o.Target = &t
-	}
+	timeout := min(time.Duration(req.TimeoutMS)*time.Millisecond, maxWait)
+	o := surface.WaitOptions{Condition: req.Condition, Text: req.Text, URL: req.URL, URLIncludes: req.URLIncludes, Timeout: timeout, Target: req.Target}
 	res, err := p.surf.Wait(ctx, o)
 	if err != nil {
-		return nil, err
+		return localapi.WaitResult{}, err
 	}
 	if err := p.authorize(ctx); err != nil { // a wait may end on another origin: never report its URL
-		return nil, err
+		return localapi.WaitResult{}, err
 	}
-	return raw(req.Page, res)
+	return localapi.WaitResult{Page: req.Page, WaitResult: *res}, nil
 }
 
 // Console reads console messages and exceptions, bounded, with a cursor.
-func (r *Runner) Console(ctx context.Context, req localapi.DiagRequest) (_ json.RawMessage, err error) {
+func (r *Runner) Console(ctx context.Context, req localapi.DiagRequest) (_ localapi.DiagResult, err error) {
 	ctx, settle := r.call(ctx, req.Page, "reading the console", r.callBound())
 	defer func() { err = settle(err) }()
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
-		return nil, err
+		return localapi.DiagResult{}, err
 	}
 	res := p.surf.Console(surface.DiagOptions{Since: req.Since, ErrorsOnly: req.ErrorsOnly})
 	if req.Clear {
 		p.surf.ClearDiagnostics()
 	}
-	return raw(req.Page, res)
+	return localapi.DiagResult{Page: req.Page, DiagRead: res}, nil
 }
 
 // Network reads network requests, bounded, with a cursor.
-func (r *Runner) Network(ctx context.Context, req localapi.DiagRequest) (_ json.RawMessage, err error) {
+func (r *Runner) Network(ctx context.Context, req localapi.DiagRequest) (_ localapi.DiagResult, err error) {
 	ctx, settle := r.call(ctx, req.Page, "reading the network log", r.callBound())
 	defer func() { err = settle(err) }()
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
-		return nil, err
+		return localapi.DiagResult{}, err
 	}
 	res := p.surf.Network(surface.DiagOptions{Since: req.Since, ErrorsOnly: req.ErrorsOnly})
 	if req.Clear {
 		p.surf.ClearDiagnostics()
 	}
-	return raw(req.Page, res)
+	return localapi.DiagResult{Page: req.Page, DiagRead: res}, nil
 }
 
 // Probe performs one action and reports its effect for diagnosis.
-func (r *Runner) Probe(ctx context.Context, req localapi.ProbeRequest) (_ json.RawMessage, err error) {
+func (r *Runner) Probe(ctx context.Context, req localapi.ProbeRequest) (_ localapi.ProbeResult, err error) {
 	ctx, settle := r.call(ctx, req.Page, "the probe", r.callBound())
 	defer func() { err = settle(err) }()
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
-		return nil, err
+		return localapi.ProbeResult{}, err
 	}
-	a := surface.ProbeAction{Kind: req.Action, Text: req.Text, Keys: req.Keys, Values: req.Values, Settle: time.Duration(req.SettleMS) * time.Millisecond}
-	if req.Target != nil {
-		t := toSurfaceTarget(*req.Target)
-		a.Target = &t
-	}
+	a := surface.ProbeAction{Kind: req.Action, Target: req.Target, Text: req.Text, Keys: req.Keys, Values: req.Values, Settle: time.Duration(req.SettleMS) * time.Millisecond}
 	acted := r.pageOrigin(ctx, p) // the probe's action may navigate: audit where it started
 	res, err := p.surf.Probe(ctx, a)
 	rec := newRecord(ctx, "probe:"+req.Action)
@@ -268,29 +224,29 @@ func (r *Runner) Probe(ctx context.Context, req localapi.ProbeRequest) (_ json.R
 	rec.settle(err)
 	r.appendAudit(rec)
 	if err != nil {
-		return nil, err
+		return localapi.ProbeResult{}, err
 	}
-	return raw(req.Page, res)
+	return localapi.ProbeResult{Page: req.Page, ProbeResult: *res}, nil
 }
 
 // ClosePage closes a page webcodex opened itself; a tab of the person's is
 // never closed.
-func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (_ map[string]any, err error) {
+func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (_ localapi.ClosePageResult, err error) {
 	defer func() { r.auditPageOp(ctx, req.Page, "close_page", "", err) }()
 	ctx, settle := r.call(ctx, "", "closing the page", r.callBound())
 	defer func() { err = settle(err) }()
 	p, err := r.page(req.Page)
 	if err != nil {
-		return nil, err
+		return localapi.ClosePageResult{}, err
 	}
 	p.browser.mu.Lock()
 	opened := p.opened
 	p.browser.mu.Unlock()
 	if p.browser.mode == localapi.ModeAttached && !opened {
-		return nil, fsm.Refuse(fsm.WrongTargetRefused, "this tab was not opened by webcodex; it is never closed by it")
+		return localapi.ClosePageResult{}, fsm.Refuse(fsm.WrongTargetRefused, "this tab was not opened by webcodex; it is never closed by it")
 	}
 	if _, err := cdproto.Call(ctx, p.browser.c().Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: p.target}); err != nil {
-		return nil, fmt.Errorf("runner: close page: %w", err)
+		return localapi.ClosePageResult{}, fmt.Errorf("runner: close page: %w", err)
 	}
 	p.browser.mu.Lock()
 	delete(p.browser.pages, p.id)
@@ -299,5 +255,5 @@ func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (
 	r.retireLocked(p.id)
 	r.mu.Unlock()
 	p.surf.Close()
-	return map[string]any{"page": p.id, "closed": true}, nil
+	return localapi.ClosePageResult{Page: p.id, Closed: true}, nil
 }
