@@ -63,6 +63,18 @@ func TestBigPageOneTurn(t *testing.T) {
 		t.Fatalf("whole fold in 2000 chars: truncated %v, %d chars, %d lines", x.Truncated, len(x.Text), x.Lines)
 	}
 
+	// A ref given without its snapshot id is found in the newest snapshot
+	// listing it: the find's for the row's button, the first snapshot's
+	// for "Load more".
+	if id := must(p.SnapshotOf(open))(t); id != f.ID {
+		t.Fatalf("SnapshotOf(%s) = %s, want the find's %s", open, id, f.ID)
+	}
+	if id := must(p.SnapshotOf(more))(t); id != s.ID {
+		t.Fatalf("SnapshotOf(%s) = %s, want the snapshot's %s", more, id, s.ID)
+	}
+	_, err = p.SnapshotOf("e999999")
+	wantCode(t, err, fsm.ElementNotFound)
+
 	must(p.Click(ctx, Target{Ref: open, SnapshotID: f.ID}))(t)
 	var hits []int
 	js(t, p, "window.hits", &hits)
@@ -88,6 +100,8 @@ func TestBigPageOneTurn(t *testing.T) {
 	_, err = p.Click(ctx, Target{Ref: open, SnapshotID: f.ID})
 	wantCode(t, err, fsm.BindingStale)
 	_, err = p.Expand(ctx, ExpandOptions{SnapshotID: s.ID, Fold: m[5]})
+	wantCode(t, err, fsm.BindingStale)
+	_, err = p.SnapshotOf(open)
 	wantCode(t, err, fsm.BindingStale)
 }
 

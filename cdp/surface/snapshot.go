@@ -213,6 +213,42 @@ func (p *Page) record(id string) (*snapRecord, error) {
 	return nil, fsm.Refuse(fsm.BindingStale, "unknown or expired snapshot id")
 }
 
+// SnapshotOf returns the id of the newest snapshot kept for this page that
+// lists ref (a snapshot or a Find), for a caller given a ref without its
+// snapshot id. Refs are numbered per document, so the newest snapshot
+// listing one names the same element as any other; the ref stays fenced to
+// that snapshot's document. A ref none lists is browser_element_not_found,
+// or browser_binding_stale when the snapshots it could come from are of a
+// document that was replaced.
+func (p *Page) SnapshotOf(ref string) (string, error) {
+	prefix, n, err := splitRef(ref)
+	if err != nil {
+		return "", err
+	}
+	p.mu.Lock()
+	snaps := append([]*snapRecord(nil), p.snaps...)
+	p.mu.Unlock()
+	stale := false
+	for i := len(snaps) - 1; i >= 0; i-- {
+		r := snaps[i]
+		r.mu.Lock()
+		w, listed := r.worlds[prefix], r.refs[prefix][n]
+		r.mu.Unlock()
+		if !listed {
+			continue
+		}
+		if w.dead.Load() {
+			stale = true
+			continue
+		}
+		return r.id, nil
+	}
+	if stale {
+		return "", fsm.Refusef(fsm.BindingStale, "ref %s is from a document that was replaced; take a new snapshot", ref)
+	}
+	return "", fsm.Refusef(fsm.ElementNotFound, "no snapshot of this page lists ref %s; take a snapshot and use a ref it lists", ref)
+}
+
 func (p *Page) keep(r *snapRecord) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
