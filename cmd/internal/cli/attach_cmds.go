@@ -65,10 +65,15 @@ func callWith[Req, Resp any](f *Factory, rt localapi.Route[Req, Resp], req Req, 
 		return zero, err
 	}
 	resp, err := rt.Call(ctx, c, req)
+	return resp, unreachable(err)
+}
+
+// unreachable says a lost Runner in the CLI's terms: exit 4.
+func unreachable(err error) error {
 	if errors.Is(err, localapi.ErrUnreachable) {
-		return zero, fmt.Errorf("%w: %v", cmdutil.ErrRunnerUnreachable, err)
+		return fmt.Errorf("%w: %v", cmdutil.ErrRunnerUnreachable, err)
 	}
-	return resp, err
+	return err
 }
 
 // isTerminal reports whether the file is a character device (a terminal).

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -91,10 +90,7 @@ func NewCmdStatus(f *Factory) *cobra.Command {
 			}
 			st, err := localapi.GetStatus.Call(ctx, c, struct{}{})
 			if err != nil {
-				if errors.Is(err, localapi.ErrUnreachable) {
-					return fmt.Errorf("%w: %v", cmdutil.ErrRunnerUnreachable, err)
-				}
-				return err
+				return unreachable(err)
 			}
 			st.Running = true
 			return f.Emit(st, func(w io.Writer) {
@@ -307,10 +303,7 @@ func NewCmdStop(f *Factory) *cobra.Command {
 			}
 			res, err := localapi.Stop.Call(ctx, c, struct{}{})
 			if err != nil {
-				if errors.Is(err, localapi.ErrUnreachable) {
-					return fmt.Errorf("%w: %v", cmdutil.ErrRunnerUnreachable, err)
-				}
-				return err
+				return unreachable(err)
 			}
 			// The browsers are gone; wait for the Runner to let go of its
 			// socket, so the next command starts a fresh one.

@@ -28,16 +28,8 @@ func (f *Factory) Client(ctx context.Context) (*localapi.Client, error) {
 	if f.client != nil {
 		return f.client, nil
 	}
-	dir, err := stateDir()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
-	}
-	c := localapi.NewClient(dir)
-	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	hello, err := ping(pctx, c)
-	cancel()
+	c, dir, err := f.answering(ctx)
 	if err == nil {
-		f.warnEnv(hello)
 		f.client = c
 		return c, nil
 	}
@@ -112,22 +104,34 @@ func (f *Factory) RunningClient(ctx context.Context) (localapi.Invoker, error) {
 	if f.Runner != nil {
 		return f.Runner, nil
 	}
-	dir, err := stateDir()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
-	}
-	c := localapi.NewClient(dir)
-	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	hello, err := ping(pctx, c)
-	cancel()
+	c, _, err := f.answering(ctx)
 	switch {
 	case errors.Is(err, localapi.ErrUnreachable):
 		return nil, nil
 	case err != nil:
 		return nil, err
 	}
-	f.warnEnv(hello)
 	return c, nil
+}
+
+// answering returns a client for the Runner of the state root, and the
+// root, after one ping: with an error wrapping localapi.ErrUnreachable when
+// no Runner answers there yet. A Runner started with another environment is
+// said on stderr.
+func (f *Factory) answering(ctx context.Context) (*localapi.Client, string, error) {
+	dir, err := stateDir()
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
+	}
+	c := localapi.NewClient(dir)
+	pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	hello, err := ping(pctx, c)
+	cancel()
+	if err != nil {
+		return c, dir, err // the client still names the socket a Runner starts on
+	}
+	f.warnEnv(hello)
+	return c, dir, nil
 }
 
 func ping(ctx context.Context, c localapi.Invoker) (localapi.PingResult, error) {
