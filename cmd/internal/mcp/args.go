@@ -108,9 +108,9 @@ type ElementArgs struct {
 // optional human description), or by target.
 type ElementRef struct {
 	Element    string     `json:"element,omitempty"`
-	Ref        string     `json:"ref,omitempty" jsonschema:"e5, from browser_snapshot"`
+	Ref        string     `json:"ref,omitempty"`
 	SnapshotID string     `json:"snapshotId,omitempty"`
-	Target     *TargetArg `json:"target,omitempty" jsonschema:"or a target, as in browser_click"`
+	Target     *TargetArg `json:"target,omitempty"`
 
 	// latest is the page's latest snapshot, filled in by the server
 	// (fillSnapshot) for a ref given without snapshotId.
@@ -188,15 +188,16 @@ func refTarget(t TargetArg, latest string) (*localapi.Target, error) {
 	return t.wire(), nil
 }
 
-// SnapshotAfter asks for a snapshot with an action's result.
+// SnapshotAfter asks for a snapshot with an action's result (the server's
+// instructions say so once, not every tool).
 type SnapshotAfter struct {
-	Snapshot bool `json:"snapshot,omitempty" jsonschema:"answer with a snapshot too"`
+	Snapshot bool `json:"snapshot,omitempty"`
 }
 
 type launchIn struct {
-	Managed  string `json:"managed,omitempty" jsonschema:"a managed profile (a-z 0-9 -), kept between launches"`
-	Headless *bool  `json:"headless,omitempty" jsonschema:"default: true, false for a managed profile"`
-	Keep     bool   `json:"keep,omitempty" jsonschema:"keep it after the session (browser_adopt)"`
+	Managed  string `json:"managed,omitempty" jsonschema:"a kept profile's name"`
+	Headless *bool  `json:"headless,omitempty" jsonschema:"default: not if managed"`
+	Keep     bool   `json:"keep,omitempty" jsonschema:"keep after the session"`
 }
 
 type attachIn struct {
@@ -205,7 +206,7 @@ type attachIn struct {
 	Endpoint   string `json:"endpoint,omitempty" jsonschema:"or its 127.0.0.1:PORT"`
 	Offer      string `json:"offer,omitempty" jsonschema:"or a shared tab's offer"`
 	// The person decides: the request is shown at approval.
-	PressPrompt bool `json:"pressPrompt,omitempty" jsonschema:"offer to press Chrome's debugging prompt for the person"`
+	PressPrompt bool `json:"pressPrompt,omitempty" jsonschema:"offer to press Chrome's prompt"`
 }
 
 type emptyIn struct{}
@@ -223,8 +224,8 @@ type navigateIn struct {
 type snapshotIn struct {
 	PageArg
 	Interactive bool       `json:"interactive,omitempty" jsonschema:"actionable lines only"`
-	Scope       *TargetArg `json:"scope,omitempty" jsonschema:"a subtree: a ref or {css}"`
-	Since       string     `json:"since,omitempty" jsonschema:"a snapshotId: only what changed since"`
+	Scope       *TargetArg `json:"scope,omitempty" jsonschema:"a ref or {css}"`
+	Since       string     `json:"since,omitempty" jsonschema:"a snapshotId: changes since"`
 	MaxChars    int        `json:"maxChars,omitempty" jsonschema:"default 20000"`
 	Cursor      string     `json:"cursor,omitempty" jsonschema:"the next chunk"`
 }
@@ -245,12 +246,12 @@ type typeIn struct {
 type formField struct {
 	ElementRef
 	Type  string `json:"type"`
-	Value string `json:"value" jsonschema:"text, true/false, or option"`
+	Value string `json:"value" jsonschema:"text, true/false or option"`
 }
 
 type fillFormIn struct {
 	PageArg
-	Fields []formField `json:"fields" jsonschema:"each names its element like browser_click"`
+	Fields []formField `json:"fields" jsonschema:"elements as in browser_click"`
 	SnapshotAfter
 }
 
@@ -271,7 +272,7 @@ type waitIn struct {
 	Text        string  `json:"text,omitempty"`
 	TextGone    string  `json:"textGone,omitempty"`
 	Time        float64 `json:"time,omitempty" jsonschema:"seconds"`
-	Condition   string  `json:"condition,omitempty" jsonschema:"for an element (default visible), or load"`
+	Condition   string  `json:"condition,omitempty" jsonschema:"of the element (default visible)"`
 	URL         string  `json:"url,omitempty" jsonschema:"exact"`
 	URLIncludes string  `json:"urlIncludes,omitempty"`
 	Timeout     float64 `json:"timeout,omitempty" jsonschema:"seconds (default 10)"`
@@ -290,7 +291,7 @@ type evaluateIn struct {
 
 type uploadIn struct {
 	ElementArgs
-	Files []string `json:"files" jsonschema:"names in the upload directory"`
+	Files []string `json:"files" jsonschema:"file names"`
 }
 
 type dialogIn struct {
@@ -301,7 +302,7 @@ type dialogIn struct {
 
 type tabsIn struct {
 	Action  string `json:"action"`
-	Browser string `json:"browser,omitempty" jsonschema:"default: the current one (list: all)"`
+	Browser string `json:"browser,omitempty" jsonschema:"default: current (list: all)"`
 	Page    string `json:"page,omitempty" jsonschema:"close, select: its id"`
 	URL     string `json:"url,omitempty" jsonschema:"new: where"`
 }
@@ -319,9 +320,9 @@ type cdpIn struct {
 	Params map[string]any `json:"params,omitempty"`
 }
 
-// elementTerms describes the element arguments in full, once (in
-// browser_click); the other element tools refer to it, since every byte of
-// the tool list reaches the model on every turn.
+// elementTerms describes the element arguments once, in browser_click; the
+// other element tools take the same and leave them undescribed, since
+// every byte of the tool list reaches the model on every turn.
 func elementTerms(s *jsonschema.Schema) {
 	s.Properties["ref"].Description = "e5, from the latest browser_snapshot (or from snapshotId's)"
 	s.Properties["target"].Description = "instead of ref: {role,name}, {label}, {text}, {placeholder}, {testId} or {css}; +index among visible matches"

@@ -65,12 +65,14 @@ func TestToolsListedWithSchemas(t *testing.T) {
 }
 
 // selfExplained are the argument names an agent reads without a
-// description: Playwright MCP's own (element, text, textGone, url, values,
-// accept, fullPage), an enum's, and those the server's instructions
-// explain once (page, snapshotId). Every other argument says what it is.
+// description: Playwright MCP's own (element, ref, text, textGone, url,
+// values, accept, fullPage), those the server's instructions explain once
+// (page, snapshotId, snapshot), and target, described in browser_click.
+// Every other argument says what it is.
 var selfExplained = map[string]bool{
-	"page": true, "element": true, "snapshotId": true, "text": true, "textGone": true, "url": true,
+	"snapshot": true, "page": true, "element": true, "ref": true, "snapshotId": true, "target": true, "text": true, "textGone": true, "url": true,
 	"urlIncludes": true, "values": true, "accept": true, "fullPage": true, "errorsOnly": true, "params": true,
+	"dx": true, "dy": true, "idempotencyKey": true,
 }
 
 // checkDescribed walks a schema's properties: each must say what it is,

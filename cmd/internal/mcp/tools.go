@@ -38,56 +38,56 @@ func (s *Server) addTools() {
 	control := []Scope{ScopeControl}
 
 	addTool(s, toolSpec{name: "browser_launch", anyOf: launch,
-		desc: "Launch a Chromium webcodex owns: headless, on a fresh profile removed on close, or on a kept managed profile."},
+		desc: "Launch a Chromium webcodex owns: headless on a fresh profile removed on close, or a kept managed one."},
 		nil, s.launch)
 	addTool(s, toolSpec{name: "browser_attach", anyOf: control,
-		desc: "Attach to the person's running Chrome or Edge (candidate from browser_discover), or to a tab they shared (offer). Needs the owner's leave and the person's approval."},
+		desc: "Attach to the person's running Chrome or Edge (candidate), or a tab they shared (offer), once the owner allows and the person approves."},
 		nil, s.attach)
 	addTool(s, toolSpec{name: "browser_discover", anyOf: read, readOnly: true, closedWorld: true,
-		desc: "Whether a browser can be launched, managed profiles, installed browsers' attach state and next step, shared tabs."},
+		desc: "What can be launched or attached here: managed profiles, installed browsers with their next step, shared tabs."},
 		nil, s.discover)
 	addTool(s, toolSpec{name: "browser_status", anyOf: read, readOnly: true, closedWorld: true,
-		desc: "Browsers (id, mode, state, tabs), the current browser and tab, this server's scopes, settings and capabilities."},
+		desc: "Browsers, tabs, the current ones, this server's scopes and settings, and capabilities."},
 		nil, s.status)
 	addTool(s, toolSpec{name: "browser_reconnect", anyOf: control,
-		desc: "Reconnect an attached browser whose connection dropped; old tab ids and refs are refused after."},
+		desc: "Reconnect an attached browser that dropped; old tab ids and refs are refused after."},
 		nil, s.reconnect)
 	addTool(s, toolSpec{name: "browser_close", anyOf: []Scope{ScopeLaunch, ScopeControl},
-		desc: "Close a browser webcodex launched, or detach from an attached one (closing nothing of the person's)."},
+		desc: "Close a browser webcodex launched, or detach from an attached one (closing nothing)."},
 		nil, s.closeBrowser)
 	addTool(s, toolSpec{name: "browser_adopt", anyOf: []Scope{ScopeLaunch, ScopeControl},
-		desc: "With a shared Runner: take over, by id, a browser an ended session kept (launch keep)."},
+		desc: "With a shared Runner: take over a browser an ended session kept, by id."},
 		nil, s.adopt)
 
 	addTool(s, toolSpec{name: "browser_navigate", anyOf: control,
-		desc: "Load a URL in the current tab (launching a browser if none). Only allowed origins load. Answers the url and title."},
+		desc: "Load a URL in the current tab, launching a browser if none; only allowed origins load."},
 		nil, s.navigate)
 	addTool(s, toolSpec{name: "browser_snapshot", anyOf: read, readOnly: true,
-		desc: "The page as an outline: role \"name\" [states] per line, refs like [e5] on actionable ones. Similar rows fold into one line (count, ref range)."},
+		desc: "The page as an outline, role \"name\" [states] per line, refs like [e5] on actionable lines; similar rows fold into one line."},
 		func(sc *jsonschema.Schema) { bounds(sc, "maxChars", 0, 200000) }, s.snapshot)
 	addTool(s, toolSpec{name: "browser_click", anyOf: control,
-		desc: "Click with real mouse input, checked to hit the element. A missing, hidden, disabled, covered or ambiguous element is refused, never guessed."},
+		desc: "Click with real mouse input, checked to hit the element. Missing, hidden, disabled, covered or ambiguous elements are refused, never guessed."},
 		elementTerms, s.click)
 	addTool(s, toolSpec{name: "browser_type", anyOf: control,
-		desc: "Type as real input, replacing the value unless clear is false; submit presses Enter. Counts characters delivered, never echoes them."},
+		desc: "Type as real input, replacing the value unless clear is false; submit presses Enter. Never echoes the text."},
 		nil, s.typeText)
 	addTool(s, toolSpec{name: "browser_fill_form", anyOf: control,
-		desc: "Fill fields in order: textbox text, checkbox or radio true/false, combobox an option. Stops at the first failure."},
+		desc: "Fill fields in order; stops at the first failure and says which."},
 		func(sc *jsonschema.Schema) {
 			maxItems(sc, "fields", 1, maxFormFields)
 			enum(sc.Properties["fields"].Items, "type", "textbox", "checkbox", "radio", "combobox")
 		}, s.fillForm)
 	addTool(s, toolSpec{name: "browser_press_key", anyOf: control,
-		desc: "Press a key or chord, in the focused element or in the named one."},
+		desc: "Press a key or chord in the focused element, or in the named one."},
 		nil, s.pressKey)
 	addTool(s, toolSpec{name: "browser_select_option", anyOf: control,
-		desc: "Select options of a <select> by value or label; read back."},
+		desc: "Select options of a <select> by value or label."},
 		func(sc *jsonschema.Schema) { maxItems(sc, "values", 1, 100) }, s.selectOption)
 	addTool(s, toolSpec{name: "browser_hover", anyOf: control,
 		desc: "Move the mouse over an element (menus, tooltips)."},
 		nil, s.hover)
 	addTool(s, toolSpec{name: "browser_wait_for", anyOf: read, readOnly: true,
-		desc: "Wait for text to appear, textGone to go, an element's condition, the url or the load; time alone just waits. A timeout is an error."},
+		desc: "Wait for text, textGone, an element's condition, the url or the load; time alone just waits. A timeout is an error."},
 		func(sc *jsonschema.Schema) {
 			enum(sc, "condition", "visible", "hidden", "enabled", "load", "url")
 			bounds(sc, "timeout", 0, maxWaitSeconds)
@@ -97,7 +97,7 @@ func (s *Server) addTools() {
 		desc: "A PNG of the viewport, the whole page or an element."},
 		nil, s.screenshot)
 	addTool(s, toolSpec{name: "browser_evaluate", anyOf: control,
-		desc: "Run JavaScript in the page and return its value, bounded. Off for attached browsers unless the owner allowed it."},
+		desc: "Run JavaScript in the page; returns its value, bounded. Off for attached browsers unless allowed."},
 		nil, s.evaluate)
 	addTool(s, toolSpec{name: "browser_file_upload", anyOf: control,
 		desc: "Set files on a file input, from the owner's upload directory only."},
@@ -106,16 +106,16 @@ func (s *Server) addTools() {
 		desc: "Accept or dismiss the page's open dialog; without accept, report it."},
 		nil, s.handleDialog)
 	addTool(s, toolSpec{name: "browser_tabs", anyOf: read,
-		desc: "list, new (at url), select (make current) or close (one webcodex opened) tabs. Tabs off the allowed origins are never listed."},
+		desc: "list, new (at url), select (make current) or close (one webcodex opened) tabs."},
 		func(sc *jsonschema.Schema) { enum(sc, "action", "list", "new", "close", "select") }, s.tabs)
 	addTool(s, toolSpec{name: "browser_console_messages", anyOf: read, readOnly: true,
-		desc: "The page's console messages and uncaught exceptions, bounded."},
+		desc: "The page's console messages and exceptions, bounded."},
 		nil, s.console)
 	addTool(s, toolSpec{name: "browser_network_requests", anyOf: read, readOnly: true,
-		desc: "The page's network requests (method, url, status, failure), bounded."},
+		desc: "The page's requests (method, url, status, failure), bounded."},
 		nil, s.network)
 	addTool(s, toolSpec{name: "browser_cdp", anyOf: control,
-		desc: "One page-scoped DevTools Protocol command; commands that bypass a boundary are refused. Off for attached browsers unless allowed."},
+		desc: "One page-scoped DevTools Protocol command; those that bypass a boundary are refused. Off for attached browsers unless allowed."},
 		nil, s.cdp)
 }
 
