@@ -122,7 +122,7 @@ func checkChromium(ctx context.Context) DoctorCheck {
 	if err != nil {
 		c.Status, c.Detail = CheckFail, "not found"
 		c.Fix = "sudo apt-get install -y chromium (or set WEBCODEX_CHROME to a Chrome or Chromium executable)"
-		if r, ok := fsm.AsRefusal(err); ok && strings.Contains(r.Detail, "WEBCODEX_CHROME") {
+		if r, ok := fsm.AsRefusal(err); ok && os.Getenv("WEBCODEX_CHROME") != "" { // the override names no browser
 			c.Detail, c.Fix = r.Detail, "point WEBCODEX_CHROME at an executable, or unset it"
 		}
 		return c
