@@ -1,6 +1,9 @@
 package spec
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,3 +72,42 @@ func sumBudgets(t fsm.Table) int {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// stateConst matches a state constant with its line comment, e.g.
+// `Ready State = "ready" // connected.`
+var stateConst = regexp.MustCompile(`^\s*(\w+)\s+\w*State\s*=\s*"[^"]*"\s*//(.*)$`)
+
+// TestStateConstCommentsWriteNoExits keeps the Go docs from listing a
+// state's exits by hand again: they are rendered from the edges in spec/.
+func TestStateConstCommentsWriteNoExits(t *testing.T) {
+	exits := regexp.MustCompile(`(?i)\bmoves? to\b|^\s*terminal\b`)
+	checked := 0
+	for _, dir := range []string{"../consent", "../reconnect", "../lease", "../extension/bridge"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, line := range strings.Split(string(data), "\n") {
+				m := stateConst.FindStringSubmatch(line)
+				if m == nil {
+					continue
+				}
+				checked++
+				if exits.MatchString(m[2]) {
+					t.Errorf("%s:%d: the comment of %s writes exits by hand: %s", f, i+1, m[1], strings.TrimSpace(m[2]))
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("found only %d state constants: the pattern no longer matches the declarations", checked)
+	}
+}
