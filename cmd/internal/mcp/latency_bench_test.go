@@ -58,6 +58,14 @@ func BenchmarkMCPLatency(b *testing.B) {
 					b.Fatal(err)
 				}
 			}},
+		// The envelope alone: a tool that reaches no browser.
+		{"status",
+			func() { s.ok("browser_status", nil) },
+			func() {
+				if _, err := r.Status(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}},
 		{"snapshot-small",
 			func() { s.ok("browser_snapshot", nil) },
 			func() {
