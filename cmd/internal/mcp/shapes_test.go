@@ -38,6 +38,10 @@ func TestPlaywrightShapes(t *testing.T) {
 	}
 	send, email, next, ask := ref(t, snap.text, `button "Send"`), ref(t, snap.text, `textbox "Email"`), ref(t, snap.text, `link "Next page"`), ref(t, snap.text, `button "Ask"`)
 
+	if tabs := s.call("browser_tabs", map[string]any{"action": "list"}); !strings.Contains(tabs.text, ` (current) "Shapes" `+srv.URL+"/\n") {
+		t.Fatalf("the tab list reads %q", tabs.text)
+	}
+
 	// A bare ref means the page's latest snapshot; element is a description.
 	if r := s.call("browser_click", map[string]any{"ref": send}); r.isError || r.text != "clicked the button\n" {
 		t.Fatalf("click {ref} = %q", r.text)

@@ -766,7 +766,18 @@ func (s *Server) tabs(ctx context.Context, c *toolCall, in tabsIn) (any, error) 
 				}
 			}
 		}
-		return map[string]any{"tabs": out}, nil
+		var text strings.Builder
+		for _, t := range out {
+			mark := ""
+			if t.Current {
+				mark = " (current)"
+			}
+			fmt.Fprintf(&text, "%s%s %q %s\n", t.ID, mark, capText(t.Title, 200), t.URL)
+		}
+		if len(out) == 0 {
+			text.WriteString("no tabs\n")
+		}
+		return &reply{text: text.String(), fields: map[string]any{"tabs": out}}, nil
 	case "new":
 		if err := s.opts.Scopes.check(c.tool+" new", ScopeControl); err != nil {
 			return nil, err
