@@ -67,12 +67,13 @@ func TestToolsListedWithSchemas(t *testing.T) {
 // selfExplained are the argument names an agent reads without a
 // description: Playwright MCP's own (element, ref, text, textGone, url,
 // values, accept, fullPage), those the server's instructions explain once
-// (page, snapshotId, snapshot), and target, described in browser_click.
+// (page, snapshotId, snapshot), target, described in browser_click, and
+// the ARIA terms role and name.
 // Every other argument says what it is.
 var selfExplained = map[string]bool{
 	"snapshot": true, "page": true, "element": true, "ref": true, "snapshotId": true, "target": true, "text": true, "textGone": true, "url": true,
 	"urlIncludes": true, "values": true, "accept": true, "fullPage": true, "errorsOnly": true, "params": true,
-	"dx": true, "dy": true, "idempotencyKey": true,
+	"dx": true, "dy": true, "idempotencyKey": true, "role": true, "name": true,
 }
 
 // checkDescribed walks a schema's properties: each must say what it is,
