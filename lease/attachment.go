@@ -50,34 +50,33 @@ var OwnedAttachmentSpec = (&fsm.Spec[AttachState, AttachTrigger, struct{}]{
 	Title: "Attachment: owned browser (ephemeral, managed)",
 	Guards: "The life of a browser webcodex launched. Closing runs Browser.close (so cookies flush), then reaps exactly " +
 		"the owned process group; a launch failure or an exit reaps too, so nothing of the group is left behind. A browser " +
-		"that exits on its own (crashed, killed) is lost, not closed: it stays listed until someone closes it.",
+		"that exits on its own (crashed, killed) is lost, not closed: it stays listed until someone closes it. Its one " +
+		"connection is the DevTools pipe of the process webcodex started, and nothing listens on a port, so there is " +
+		"nothing to dial again: a pipe that drops while the process lives means the process is wedged, and it is reaped " +
+		"like one that exited (no reconnecting state; Reconnect refuses).",
 	Initial: AttachLaunching,
 	States: []fsm.StateDoc[AttachState]{
 		fsm.Doc(AttachLaunching, "Starting Chromium and connecting."),
 		fsm.Doc(AttachReady, "Connected."),
-		fsm.Doc(AttachReconnecting, "The reconnect machine runs."),
 		fsm.Doc(AttachLost, "No connection: the browser crashed, was killed or dropped its pipe, and what was left of its group was reaped on the way here. It stays listed, so a caller sees what happened, until someone closes it."),
 		fsm.Doc(AttachClosing, "Browser.close sent."),
 		fsm.Doc(AttachClosed, "No process of the group remains; an ephemeral profile is removed."),
 	},
-	Triggers: []AttachTrigger{AttachUp, AttachFailed, AttachSocketLost, AttachReconnected, AttachGiveUp, AttachClose, AttachClosedDone, AttachExited},
+	Triggers: []AttachTrigger{AttachUp, AttachFailed, AttachSocketLost, AttachClose, AttachClosedDone, AttachExited},
 	Edges: []attachEdge{
 		{From: AttachLaunching, On: AttachUp, To: AttachReady},
 		{From: AttachLaunching, On: AttachFailed, To: AttachClosed, Effect: EffectReap},
-		{From: AttachReady, On: AttachSocketLost, To: AttachReconnecting, Effect: EffectReconnect, Count: "losses"},
+		{From: AttachReady, On: AttachSocketLost, To: AttachLost, Effect: EffectReap},
 		{From: AttachReady, On: AttachClose, To: AttachClosing, Effect: EffectCloseBrowser},
 		{From: AttachReady, On: AttachExited, To: AttachLost, Effect: EffectReap},
-		{From: AttachReconnecting, On: AttachReconnected, To: AttachReady},
-		{From: AttachReconnecting, On: AttachGiveUp, To: AttachLost, Effect: EffectReap},
 		{From: AttachLost, On: AttachClose, To: AttachClosed},
-		{From: AttachLost, On: AttachExited, To: AttachClosed},
 		{From: AttachClosing, On: AttachClosedDone, To: AttachClosed, Effect: EffectReap},
 	},
-	Effects:      []fsm.Effect{EffectReap, EffectReconnect, EffectCloseBrowser},
+	Effects:      []fsm.Effect{EffectReap, EffectCloseBrowser},
 	Stable:       []AttachState{AttachReady, AttachLost},
 	Terminal:     []AttachState{AttachClosed},
 	MaxTransient: 2,
-	Forbidden:    []fsm.Effect{EffectDetachDebugger},
+	Forbidden:    []fsm.Effect{EffectDetachDebugger, EffectReconnect},
 }).MustValidate()
 
 // ExternalAttachmentSpec is the life of the person's own browser, attached

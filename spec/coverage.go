@@ -41,7 +41,7 @@ var Unreached = map[string]map[string]string{
 		"consent_prompt_observed --deadline--> timeout_or_ambiguity": deadline,
 		"consent_pressed --dismissed--> consent_dismissed":           "a dismissal after the press: Chrome takes the press; a real run cannot dismiss after it",
 		"socket_ready --reprove--> refused":                          ownerChanged,
-	}, "session_ended", "cancelled", sessionEnded, "approval_required", "grant_active", "endpoint_preflight", "connecting_pending_consent", "consent_prompt_observed", "consent_pressed"),
+	}, "session_ended", "cancelled", sessionEnded, "approval_required", "grant_active", "endpoint_preflight", "consent_prompt_observed", "consent_pressed"),
 	"reconnect": interrupted(interrupted(map[string]string{
 		"connecting_pending_consent --prompt_observed--> consent_ambiguous":             "an ambiguous prompt on a reconnect: the fake ConsentUI stages ambiguity on the first attach only; not staged on a reconnect yet",
 		"consent_prompt_observed --prompt_unclear--> consent_ambiguous":                 "a prompt that changes under the press on a reconnect: not staged by a real-browser test yet",
@@ -59,11 +59,7 @@ var Unreached = map[string]map[string]string{
 	}, "session_ended", "cancelled", sessionEnded, "reconnect_singleflight", "mutation_gates_closed", "process_profile_endpoint_revalidated", "connecting_pending_consent", "consent_prompt_observed", "consent_pressed"),
 		"deadline", "exhausted", deadline, "reconnect_singleflight", "mutation_gates_closed", "process_profile_endpoint_revalidated", "connecting_pending_consent", "consent_prompt_observed", "consent_pressed"),
 	"attachment_owned": {
-		"launching --failed--> closed":        "Chromium failing to start after its launch began (a broken binary is refused before the launch): not staged by a real-browser test yet",
-		"ready --socket_lost--> reconnecting": "an owned browser's pipe dropping while its process lives: not staged by a real-browser test yet",
-		"reconnecting --reconnected--> ready": "follows an owned browser's pipe dropping while its process lives, which no real test stages",
-		"reconnecting --gave_up--> lost":      "follows an owned browser's pipe dropping while its process lives, which no real test stages",
-		"lost --close--> closed":              "no real-browser test closes a lost owned browser before its process is reaped; the killed-browser test sees it exit",
+		"launching --failed--> closed": "Chromium failing to start after its launch began (a broken binary is refused before the launch): not staged by a real-browser test yet",
 	},
 	"process_lease": {
 		"free --acquire--> taking_over":    "needs a stale SingletonLock left by a dead process on this host: not staged by a real-browser test yet",

@@ -59,7 +59,7 @@ func TestSpecHoldsSeedStateNames(t *testing.T) {
 		"extension_offer.md":  {"offered", "consumed", "expired", "revoked"},
 		"mutation_gate.md":    {"open", "held", "closed_for_reconnect"},
 		"effect_ledger.md":    {"dispatched", "acked", "failed", "outcome_unknown"},
-		"attachment_owned.md": {"launching", "ready", "reconnecting", "lost", "closed"},
+		"attachment_owned.md": {"launching", "ready", "lost", "closing", "closed"},
 	} {
 		body := string(files[file])
 		if body == "" {

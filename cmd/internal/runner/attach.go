@@ -19,7 +19,6 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
-	"github.com/webcodex/webcodex/reconnect"
 )
 
 // DefaultConsentDeadline bounds how long an attach waits in
@@ -158,7 +157,7 @@ func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (res lo
 		return localapi.AttachResult{}, err
 	}
 	for _, b := range r.browserList() {
-		if b.mode == localapi.ModeAttached && b.ep.key() == e.key() {
+		if _, ok := b.life.(*attachedBrowser); ok && b.ep.key() == e.key() {
 			return localapi.AttachResult{}, fsm.Refuse(fsm.LeaseHeld, "this browser is already attached; use its browser id, or close it first")
 		}
 	}
@@ -172,14 +171,19 @@ func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (res lo
 	}
 	b := &Browser{r: r, id: newID("b"), mode: localapi.ModeAttached, created: time.Now(), pages: map[string]*Page{},
 		done: make(chan struct{}), stop: make(chan struct{}), ep: e, grant: grant, gate: gate, allowEvaluate: req.AllowEvaluate, req: req}
-	b.att = lease.ExternalAttachmentSpec.Build(nil)
+	a := newAttachedBrowser(b)
+	b.life = a
 	if err := r.connectUnderConsent(ctx, b); err != nil {
-		b.att.Fire(ctx, lease.AttachFailed)
+		if _, ferr := b.fire(ctx, lease.AttachFailed); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
 		return localapi.AttachResult{}, err
 	}
-	b.coord = reconnect.NewCoordinator(b.reconnectHooks(), &b.gens)
-	if err := r.register(ctx, b, b.watchAttached); err != nil {
+	if err := r.register(ctx, b); err != nil {
 		b.c().Close() // detach: the Runner is stopping
+		if _, ferr := b.fire(ctx, lease.AttachFailed); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
 		return localapi.AttachResult{}, err
 	}
 	r.logf("runner: attached browser %s (%s)", b.id, e.product)
@@ -208,41 +212,6 @@ func (r *Runner) countHandshake() {
 	r.mu.Unlock()
 }
 
-// watchAttached reconnects when the socket drops; an exhausted or revoked
-// reconnect leaves the browser lost (never closed: it is the person's).
-func (b *Browser) watchAttached() {
-	defer b.watchWG.Done()
-	for {
-		b.mu.Lock()
-		conn := b.conn
-		b.mu.Unlock()
-		select {
-		case <-conn.Done():
-		case <-b.stop:
-			return
-		}
-		select {
-		case <-b.stop:
-			return // our own teardown closed the socket
-		default:
-		}
-		if _, err := b.att.Fire(context.Background(), lease.AttachSocketLost); err != nil {
-			return
-		}
-		b.r.logf("runner: browser %s: connection lost; reconnecting", b.id)
-		ctx, cancel := context.WithTimeout(context.Background(), reconnect.DefaultDeadline+5*time.Second)
-		_, err := b.coord.Reconnect(ctx)
-		cancel()
-		if err != nil {
-			b.att.Fire(context.Background(), lease.AttachGiveUp)
-			b.reconnectHooks().Invalidate(0) // nothing of a lost connection stays usable
-			b.r.logf("runner: browser %s: reconnect ended: %s", b.id, refusalCode(err))
-			return
-		}
-		b.att.Fire(context.Background(), lease.AttachReconnected)
-	}
-}
-
 func refusalCode(err error) string {
 	if ref, ok := fsm.AsRefusal(err); ok {
 		return string(ref.Code)
@@ -250,90 +219,24 @@ func refusalCode(err error) string {
 	return "failure"
 }
 
-// reconnectHooks are the effects of the reconnect machine for b.
-func (b *Browser) reconnectHooks() reconnect.Hooks {
-	r := b.r
-	return reconnect.Hooks{
-		CloseGates: func() { r.gates.CloseBrowser(b.id) },
-		Revalidate: func(context.Context) (bool, error) {
-			if err := r.broker.Revalidate(b.ep.key(), b.grant); err != nil {
-				return false, err
-			}
-			return b.ep.reprove(), nil
-		},
-		Dial: func(ctx context.Context, attempt int, prompt reconnect.Prompt) (reconnect.Dialed, error) {
-			b.mu.Lock()
-			old := b.conn
-			b.mu.Unlock()
-			old.Close() // one socket per generation: the old one is gone for good
-			sock, err := r.dialPressing(ctx, b, prompt)
-			if err != nil {
-				if isHandshakeStatus(err, 403) {
-					return reconnect.Dialed{}, fmt.Errorf("%w: %v", reconnect.ErrDismissed, err)
-				}
-				return reconnect.Dialed{}, err
-			}
-			return reconnect.Dialed{
-				OwnerReproved: b.ep.reprove(), // on the live socket: a PID or port reused since the loss is refused
-				Adopt: func() {
-					r.countHandshake()
-					b.mu.Lock()
-					b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
-					b.mu.Unlock()
-				},
-				Close: func() { sock.Close() },
-			}, nil
-		},
-		Invalidate: func(reconnect.Generation) {
-			b.mu.Lock()
-			pages := b.pages
-			b.pages = map[string]*Page{}
-			b.mu.Unlock()
-			r.mu.Lock()
-			for id := range pages {
-				r.retireLocked(id)
-			}
-			r.mu.Unlock()
-			for _, p := range pages {
-				p.surf.Close()
-			}
-		},
-		ReopenGates: func() {
-			r.gates.ReopenBrowser(b.id)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := b.adoptPages(ctx); err != nil {
-				r.logf("runner: browser %s: listing pages after reconnect: %v", b.id, err)
-			}
-		},
-		RevokeGrant: func() { r.broker.RevokeBrowser(b.ep.key()) },
-	}
-}
-
 // Reconnect forces a reconnect of an attached browser (or joins the one
-// running).
+// running); the other kinds refuse, each saying why.
 func (r *Runner) Reconnect(ctx context.Context, req localapi.BrowserRequest) (_ localapi.ReconnectResult, err error) {
 	defer func() { r.auditBrowser(ctx, req.Browser, "reconnect", err) }()
 	b, err := r.browser(req.Browser)
 	if err != nil {
 		return localapi.ReconnectResult{}, err
 	}
-	if b.mode != localapi.ModeAttached {
-		return localapi.ReconnectResult{}, fsm.Refuse(fsm.RouteUnavailable, "only attached browsers reconnect; an owned browser is relaunched")
-	}
-	if b.coord == nil {
-		return localapi.ReconnectResult{}, fsm.Refuse(fsm.RouteUnavailable, "a tab shared from the extension does not reconnect: the person shares it again")
-	}
-	res, err := b.coord.Reconnect(ctx)
+	res, err := b.life.reconnect(ctx)
 	if err != nil {
 		return localapi.ReconnectResult{}, err
 	}
 	return localapi.ReconnectResult{Browser: b.id, Generation: uint64(res.Generation), CapabilitiesInvalidated: res.CapabilitiesInvalidated, Attempts: res.Attempts}, nil
 }
 
-// detach is the only teardown of an attached browser: detach our sessions
-// and close our socket. Never Browser.close, never a tab or window we did
-// not open, never a signal.
+// detach is the only teardown of a browser that is the person's: detach
+// our sessions and close our socket. Never Browser.close, never a tab or
+// window we did not open, never a signal.
 func (b *Browser) detach(ctx context.Context) {
 	b.releaseAgentTabs(ctx) // the agent's own tabs only (tabs.go)
 	for _, p := range b.pageList() {

@@ -358,7 +358,7 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 	}
 	h.dial.cut()
 	// The watcher reconnects by itself: a new generation, one new socket.
-	eventuallyT(t, 15*time.Second, "reconnected on generation 2", func() bool { return b.gens.Current() == 2 && b.att.State() == "ready" })
+	eventuallyT(t, 15*time.Second, "reconnected on generation 2", func() bool { return b.gens.Current() == 2 && b.state() == "ready" })
 	if h.r.handshakes != hs+1 {
 		t.Fatalf("reconnect opened %d sockets, want 1", h.r.handshakes-hs)
 	}
@@ -394,7 +394,7 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 			gens <- res.Generation
 		}()
 	}
-	eventuallyT(t, 10*time.Second, "every request joined one flight", func() bool { return b.coord.Joined() >= n-1 })
+	eventuallyT(t, 10*time.Second, "every request joined one flight", func() bool { return coordOf(b).Joined() >= n-1 })
 	h.dial.mu.Lock()
 	h.dial.hold = nil
 	h.dial.mu.Unlock()
@@ -414,12 +414,12 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 	h.dial.failing.Store(true)
 	start := time.Now()
 	h.dial.cut()
-	eventuallyT(t, 40*time.Second, "reconnect exhausted", func() bool { return b.att.State() == "lost" })
+	eventuallyT(t, 40*time.Second, "reconnect exhausted", func() bool { return b.state() == "lost" })
 	if time.Since(start) > 35*time.Second {
 		t.Fatal("exhaustion took longer than the deadline")
 	}
-	if b.coord.State() != "exhausted" {
-		t.Fatalf("reconnect state %s, want exhausted", b.coord.State())
+	if coordOf(b).State() != "exhausted" {
+		t.Fatalf("reconnect state %s, want exhausted", coordOf(b).State())
 	}
 	if _, err := h.r.Reconnect(ctx, localapi.BrowserRequest{Browser: b.id}); !fsm.IsCode(err, fsm.ReconnectExhausted) {
 		t.Fatalf("reconnect after exhaustion = %v", err)

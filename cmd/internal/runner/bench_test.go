@@ -56,7 +56,7 @@ func BenchmarkReconnectAfterSocketLoss(b *testing.B) {
 		gen := br.gens.Current()
 		dial.cut()
 		deadline := time.Now().Add(20 * time.Second)
-		for br.gens.Current() == gen || br.att.State() != "ready" {
+		for br.gens.Current() == gen || br.state() != "ready" {
 			if time.Now().After(deadline) {
 				b.Fatal("no reconnect")
 			}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/webcodex/webcodex/extension/rendezvous"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/reconnect"
 )
 
 // ViaExtension is BrowserInfo.Via for a tab shared from the extension.
@@ -163,15 +165,17 @@ func (r *Runner) AttachOffer(ctx context.Context, req localapi.AttachOfferReques
 		return localapi.AttachResult{}, err
 	}
 	b := &Browser{r: r, id: newID("b"), mode: localapi.ModeAttached, created: time.Now(), pages: map[string]*Page{},
-		done: make(chan struct{}), stop: make(chan struct{}), gate: gate, allowEvaluate: req.AllowEvaluate, bsock: sock}
-	b.att = lease.ExternalAttachmentSpec.Build(nil)
+		done: make(chan struct{}), stop: make(chan struct{}), gate: gate, allowEvaluate: req.AllowEvaluate}
+	b.life = newSharedTab(b, sock)
 	b.gens.Advance()
 	b.mu.Lock()
 	b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
 	b.mu.Unlock()
-	if err := r.register(ctx, b, b.watchBridge); err != nil {
-		b.att.Fire(ctx, lease.AttachFailed)
+	if err := r.register(ctx, b); err != nil {
 		b.c().Close() // detaches: the tab is the person's
+		if _, ferr := b.fire(ctx, lease.AttachFailed); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
 		return localapi.AttachResult{}, err
 	}
 	r.logf("runner: attached browser %s (a tab shared from the extension)", b.id)
@@ -183,35 +187,65 @@ func (r *Runner) AttachOffer(ctx context.Context, req localapi.AttachOfferReques
 	}, nil
 }
 
-// watchBridge marks a bridge browser lost, with the share's fixed reason,
-// when its socket ends: a shared tab never reconnects by itself (a new
-// Share is a new offer), so the attachment machine passes through
-// reconnecting and gives up at once.
-func (b *Browser) watchBridge() {
-	defer b.watchWG.Done()
+// sharedTab is the life of a tab shared from the extension, by
+// lease.ExternalAttachmentSpec: a shared tab never reconnects by itself (a
+// new Share is a new offer), so when its socket ends the machine passes
+// through reconnecting and its effect gives up at once, leaving the browser
+// lost with the share's fixed reason. Teardown only detaches.
+type sharedTab struct {
+	b    *Browser
+	m    attachmentOwner
+	w    watcher
+	sock *bridge.Socket
+}
+
+func newSharedTab(b *Browser, sock *bridge.Socket) *sharedTab {
+	s := &sharedTab{b: b, w: newWatcher(), sock: sock}
+	s.m = fsm.NewOwner(lease.ExternalAttachmentSpec, nil, attachmentEffects{
+		lease.EffectReconnect:      s.giveUp,
+		lease.EffectDetachDebugger: s.detachDebugger,
+	})
+	return s
+}
+
+func (s *sharedTab) machine() attachmentOwner      { return s.m }
+func (s *sharedTab) prepare(context.Context) error { return nil }
+func (s *sharedTab) start()                        { s.w.run(s.watch) }
+func (s *sharedTab) stop()                         { s.w.end() }
+
+func (s *sharedTab) watch() {
+	b := s.b
 	select {
 	case <-b.c().Done():
-	case <-b.stop:
+	case <-s.w.quit:
 		return
 	}
 	select {
-	case <-b.stop:
+	case <-s.w.quit:
 		return // our own teardown closed it
 	default:
 	}
-	reason := b.bsock.Reason()
+	reason := s.sock.Reason()
 	if reason == "" {
 		reason = "connection_lost"
 	}
 	b.mu.Lock()
 	b.lostReason = reason
+	b.mu.Unlock()
+	if _, err := b.fire(context.Background(), lease.AttachSocketLost); err != nil {
+		return // logged
+	}
+	b.r.logf("runner: browser %s: the shared tab ended (%s)", b.id, reason)
+}
+
+// giveUp is start_reconnect for a shared tab: there is nothing to dial, so
+// its pages are retired and the machine gives up.
+func (s *sharedTab) giveUp(context.Context, attachmentStep) (lease.AttachTrigger, error) {
+	b, r := s.b, s.b.r
+	b.mu.Lock()
 	pages := b.pages
 	b.pages = map[string]*Page{}
 	b.mu.Unlock()
-	ctx := context.Background()
-	b.att.Fire(ctx, lease.AttachSocketLost)
-	b.att.Fire(ctx, lease.AttachGiveUp)
-	r := b.r
 	r.mu.Lock()
 	for id := range pages {
 		r.retireLocked(id)
@@ -220,8 +254,24 @@ func (b *Browser) watchBridge() {
 	for _, p := range pages {
 		p.surf.Close()
 	}
-	r.logf("runner: browser %s: the shared tab ended (%s)", b.id, reason)
+	return lease.AttachGiveUp, nil
 }
+
+func (s *sharedTab) detachDebugger(ctx context.Context, _ attachmentStep) (lease.AttachTrigger, error) {
+	s.b.detach(ctx)
+	return "", nil
+}
+
+func (s *sharedTab) teardown(ctx context.Context) string {
+	s.b.fireOrLog(ctx, lease.AttachClose)
+	return "detached"
+}
+
+func (s *sharedTab) reconnect(context.Context) (reconnect.Result, error) {
+	return reconnect.Result{}, fsm.Refuse(fsm.RouteUnavailable, "a tab shared from the extension does not reconnect: the person shares it again")
+}
+
+func (s *sharedTab) describe(bi *localapi.BrowserInfo) { bi.Via = ViaExtension }
 
 // checkBridge is doctor's line for the bridge: installed (the installation
 // record), and reachable (a Runner's listener answers on the published

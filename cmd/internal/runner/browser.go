@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
@@ -22,15 +21,15 @@ import (
 	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/consent"
-	"github.com/webcodex/webcodex/extension/bridge"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
 	"github.com/webcodex/webcodex/reconnect"
 )
 
-// Browser is one browser the Runner drives. Its life is the attachment
-// machine of its mode; fields are guarded by mu.
+// Browser is one browser the Runner drives: what every kind shares. Its
+// life (lifecycle.go) is its kind's, owning the attachment machine; fields
+// are guarded by mu.
 type Browser struct {
 	r        *Runner
 	id       string
@@ -39,33 +38,26 @@ type Browser struct {
 	headless bool
 	created  time.Time
 	gens     reconnect.Generations
+	life     lifecycle // owned, attached or a shared tab; set before b is listed
 
-	proc      *platform.Process
-	procLease *lease.ProcessLease
-	record    string // orphan record path
-	launchDir string // owned: the temporary directory of this launch
-
-	// Attached browsers only.
+	// Attached browsers (endpoint) only: the proven endpoint and the grant
+	// it was approved under, read by the consent and reconnect owners.
 	ep            endpoint
 	grant         *consent.Grant
-	coord         *reconnect.Coordinator
 	req           localapi.AttachRequest
 	allowEvaluate bool
-	// bsock is the bridge Socket of a tab shared from the extension
-	// (bridge.go); nil for every other browser. Such a browser has no
-	// grant, endpoint or reconnect coordinator.
-	bsock *bridge.Socket
 
 	gate    *origin.Gate       // the owner's allowlist for this browser
 	creator *localapi.Boundary // the creating client's boundary; nil: the owner at a terminal
-	egress  *egressProxy       // owned, with an allowlist: the browser's one way out
 
-	att      *fsm.Machine[lease.AttachState, lease.AttachTrigger, struct{}]
 	closing  sync.Once
 	attachMu sync.Mutex    // serializes attachPage: a target is attached once per generation
 	done     chan struct{} // closed when teardown finished
-	stop     chan struct{} // ends the watch goroutine
-	watchWG  sync.WaitGroup
+	stop     chan struct{} // closed at teardown: ends the page goroutines below
+	// watchWG counts the page goroutines (targets, raw sessions, request
+	// interception); closeBrowser waits for them. The lifecycle's own
+	// watcher is its own.
+	watchWG sync.WaitGroup
 
 	mu    sync.Mutex
 	conn  *cdp.Conn        // the one socket of the current generation
@@ -78,6 +70,7 @@ type Browser struct {
 	// connection dropped); set once, as the machine moves to lost.
 	lostReason string
 	pageSeq    uint64     // pages in the order they were attached
+	teardown   string     // how it ended (closed, detached); set once by closeBrowser, read after done
 	dl         *downloads // owned: the download jail (downloads.go)
 }
 
@@ -138,7 +131,8 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 		}
 	}
 	b := &Browser{r: r, id: newID("b"), created: time.Now(), pages: map[string]*Page{}, done: make(chan struct{}), stop: make(chan struct{}), keep: req.Keep}
-	b.att = lease.OwnedAttachmentSpec.Build(nil)
+	o := newOwnedBrowser(b)
+	b.life = o
 	var dropped []origin.Dropped
 	b.gate, dropped = origin.New(origin.Owned, req.Allow)
 	for range dropped {
@@ -160,68 +154,74 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 		if err != nil {
 			return localapi.BrowserInfo{}, err
 		}
-		lopts.UserDataDir, b.procLease = dir, lk
+		lopts.UserDataDir, o.procLease = dir, lk
 	}
 	// What a launch makes in the temporary directory (the ephemeral
 	// profile, the browser's TMPDIR) lives in one directory, recorded
 	// before the browser starts: what a Runner killed mid-launch leaves,
 	// the next Runner reclaims.
+	removeProfile := func() string {
+		if lopts.RemoveUserDataDir {
+			return lopts.UserDataDir
+		}
+		return ""
+	}
 	launchDir, err := os.MkdirTemp("", "webcodex-")
 	if err != nil {
-		b.release(lopts)
+		o.release(removeProfile())
 		return localapi.BrowserInfo{}, fmt.Errorf("runner: temporary directory: %w", err)
 	}
-	b.launchDir, lopts.TempParent = launchDir, launchDir
-	b.record = r.writeRecord(b, lopts)
+	o.launchDir, lopts.TempParent = launchDir, launchDir
+	o.record = r.writeRecord(o, lopts)
 	if lopts.RemoveUserDataDir {
 		lopts.UserDataDir = filepath.Join(launchDir, "profile")
 		if err := os.Mkdir(lopts.UserDataDir, 0o700); err != nil {
-			b.release(lopts)
+			o.release(removeProfile())
 			return localapi.BrowserInfo{}, fmt.Errorf("runner: temporary profile: %w", err)
 		}
 	}
 	lopts.Headless = b.headless
 	if !b.headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		b.release(lopts)
+		o.release(removeProfile())
 		return localapi.BrowserInfo{}, fsm.Refuse(fsm.RequiresSetup, "a visible browser needs a display; pass --headless")
 	}
 	if !b.gate.OpenWeb() {
 		egress, err := startEgressProxy(b.gate)
 		if err != nil {
-			b.release(lopts)
+			o.release(removeProfile())
 			return localapi.BrowserInfo{}, err
 		}
-		b.egress = egress
+		o.egress = egress
 		lopts.ExtraArgs = append(lopts.ExtraArgs, egress.launchArgs()...)
 	}
-	proc, err := platform.Launch(ctx, lopts)
-	if err != nil {
-		r.logLaunchFailure(err, b.launchDir, lopts.UserDataDir)
-		b.att.Fire(ctx, lease.AttachFailed)
-		b.release(lopts)
-		return localapi.BrowserInfo{}, err
-	}
-	b.proc = proc
-	b.record = r.writeRecord(b, lopts)
+	// The launch's failure and every abort below fire failed: its effect,
+	// reap_process_tree, leaves no process of the group behind.
 	abort := func(err error) (localapi.BrowserInfo, error) {
-		b.att.Fire(ctx, lease.AttachFailed) // effect reap_process_tree
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		defer cancel()
 		if c := b.c(); c != nil {
 			c.Close()
 		}
-		proc.Close(cctx, nil)
-		b.release(lopts)
-		r.removeRecord(b.record)
+		if _, ferr := b.fire(cctx, lease.AttachFailed); ferr != nil {
+			err = errors.Join(err, ferr)
+		}
+		o.release(removeProfile())
 		return localapi.BrowserInfo{}, err
 	}
-	if err := b.connect(ctx); err != nil {
+	proc, err := platform.Launch(ctx, lopts)
+	if err != nil {
+		r.logLaunchFailure(err, o.launchDir, lopts.UserDataDir)
 		return abort(err)
 	}
-	if err := b.jailDownloads(ctx, b.launchDir); err != nil {
+	o.proc = proc
+	o.record = r.writeRecord(o, lopts)
+	if err := b.connect(proc); err != nil {
 		return abort(err)
 	}
-	if err := r.register(ctx, b, b.watch); err != nil {
+	if err := b.jailDownloads(ctx, o.launchDir); err != nil {
+		return abort(err)
+	}
+	if err := r.register(ctx, b); err != nil {
 		return abort(err)
 	}
 	r.logf("runner: launched browser %s (%s)", b.id, b.mode)
@@ -229,8 +229,8 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 }
 
 // register moves a connected browser to ready, lists it, adopts its pages
-// and starts its watcher (owned: teardown on exit; attached: reconnect).
-func (r *Runner) register(ctx context.Context, b *Browser, watch func()) error {
+// and starts its lifecycle's watcher.
+func (r *Runner) register(ctx context.Context, b *Browser) error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -240,22 +240,33 @@ func (r *Runner) register(ctx context.Context, b *Browser, watch func()) error {
 	b.setSession(ctx)
 	r.browsers[b.id] = b
 	r.mu.Unlock()
-	if b.mode != localapi.ModeAttached {
-		// Before any page is adopted: from here no request of the browser
-		// reaches an origin the allowlist denies.
-		if err := b.blockDeniedRequests(ctx, b.c()); err != nil {
-			return err
-		}
+	if err := b.life.prepare(ctx); err != nil {
+		r.unlist(b)
+		return err
 	}
-	if _, err := b.att.Fire(ctx, lease.AttachUp); err != nil {
+	if _, err := b.life.machine().Fire(ctx, lease.AttachUp); err != nil {
+		r.unlist(b)
 		return err
 	}
 	if err := b.adoptPages(ctx); err != nil {
 		r.logf("runner: browser %s: listing pages: %s", b.id, refusalCode(err))
 	}
-	b.watchWG.Add(1)
-	go watch()
+	b.life.start()
 	return nil
+}
+
+// unlist drops a browser that failed before it was ready: its caller fires
+// failed and frees what it made. It takes closeBrowser's once, so a
+// Shutdown that listed b meanwhile waits for this instead.
+func (r *Runner) unlist(b *Browser) {
+	b.closing.Do(func() {
+		defer close(b.done)
+		close(b.stop) // its page goroutines end
+		r.mu.Lock()
+		delete(r.browsers, b.id)
+		r.mu.Unlock()
+	})
+	b.watchWG.Wait()
 }
 
 // leaseManaged checks the managed profile's directories and takes its
@@ -289,28 +300,11 @@ func lockState(s platform.LockState) lease.LockState {
 	return lease.LockForeign // unknown states are never adopted
 }
 
-// release undoes what Launch prepared before the browser ran.
-func (b *Browser) release(lopts platform.LaunchOptions) {
-	if b.egress != nil {
-		b.egress.Close()
-	}
-	if b.procLease != nil {
-		b.procLease.Release()
-	}
-	if lopts.RemoveUserDataDir && lopts.UserDataDir != "" {
-		os.RemoveAll(lopts.UserDataDir)
-	}
-	if b.launchDir != "" {
-		os.RemoveAll(b.launchDir)
-	}
-	b.r.removeRecord(b.record)
-}
-
 // connect takes the launched browser's DevTools pipe, its one connection:
 // an owned browser listens on no port, so there is nothing to dial and no
 // second generation (closing the pipe ends the browser).
-func (b *Browser) connect(ctx context.Context) error {
-	from, to := b.proc.Pipe()
+func (b *Browser) connect(proc *platform.Process) error {
+	from, to := proc.Pipe()
 	if from == nil || to == nil {
 		return errors.New("runner: connect to the browser: it has no DevTools pipe")
 	}
@@ -358,7 +352,7 @@ func (b *Browser) adopt(ctx context.Context, ti *target.Info) error {
 	if ti == nil || ti.Type != "page" {
 		return nil // browser_ui and workers are not pages
 	}
-	if b.mode == localapi.ModeAttached && !b.gate.Allowed(ti.URL) {
+	if b.attached() && !b.gate.Allowed(ti.URL) {
 		return nil
 	}
 	_, err := b.attachPage(ctx, ti.TargetID, false)
@@ -489,50 +483,9 @@ func (a gateAdapter) Acquire(ctx context.Context) (func(), error) {
 	return t.Release, nil
 }
 
-// lostExitWait bounds the wait for an owned browser whose pipe dropped to
-// exit by itself before its group is reaped.
-const lostExitWait = 5 * time.Second
-
-// watch marks an owned browser lost when its process exits or its pipe
-// drops: what is left of its group is reaped, and it stays listed, lost
-// with the reason, until someone closes it.
-func (b *Browser) watch() {
-	defer b.watchWG.Done()
-	reason := "crashed"
-	select {
-	case <-b.proc.Exited():
-		b.r.logf("runner: browser %s exited on its own", b.id)
-	case <-b.c().Done():
-		b.r.logf("runner: browser %s: connection lost", b.id)
-		reason = "connection_lost"
-		t := time.NewTimer(lostExitWait)
-		select { // a browser whose pipe dropped is on its way out
-		case <-b.proc.Exited():
-			reason = "crashed" // it went by itself: the pipe was only the first sign
-		case <-t.C:
-		case <-b.stop:
-		}
-		t.Stop()
-	case <-b.stop:
-		return
-	}
-	b.mu.Lock()
-	b.lostReason = reason
-	b.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if step, err := b.att.Fire(ctx, lease.AttachExited); err == nil && step.Effect == lease.EffectReap {
-		b.proc.Close(ctx, nil)
-	}
-	b.c().Close()
-	for _, p := range b.pageList() {
-		p.surf.Close()
-	}
-}
-
 // lost reports whether b is lost (an owned browser that crashed or
 // dropped its connection, not yet closed).
-func (b *Browser) lost() bool { return b.att.State() == lease.AttachLost }
+func (b *Browser) lost() bool { return b.state() == lease.AttachLost }
 
 // Close closes (owned) or detaches from (attached) a browser.
 func (r *Runner) Close(ctx context.Context, req localapi.BrowserRequest) (_ localapi.CloseResult, err error) {
@@ -541,33 +494,19 @@ func (r *Runner) Close(ctx context.Context, req localapi.BrowserRequest) (_ loca
 	if err != nil {
 		return localapi.CloseResult{}, err
 	}
-	r.closeBrowser(ctx, b)
-	teardown := "closed"
-	if b.mode == localapi.ModeAttached {
-		teardown = "detached"
-	}
+	teardown := r.closeBrowser(ctx, b)
 	return localapi.CloseResult{Browser: b.id, Mode: b.mode, Teardown: teardown}, nil
 }
 
-// closeBrowser tears b down once, by its mode's machine: Browser.close,
-// then reap the owned process tree.
-func (r *Runner) closeBrowser(ctx context.Context, b *Browser) {
+// closeBrowser tears b down once, by its kind's machine (owned: Browser.close,
+// then reap the process tree; attached: detach), and reports how it ended.
+// Every goroutine of b has ended when it returns.
+func (r *Runner) closeBrowser(ctx context.Context, b *Browser) string {
 	b.closing.Do(func() {
 		defer close(b.done)
 		close(b.stop)
-		if b.mode == localapi.ModeAttached {
-			if b.coord != nil {
-				b.coord.Close() // a running reconnect is cancelled: the session ended
-			}
-			if step, err := b.att.Fire(ctx, lease.AttachClose); err == nil && step.Effect == lease.EffectDetachDebugger {
-				b.detach(ctx)
-			}
-		} else {
-			r.teardownOwned(ctx, b)
-			if b.egress != nil {
-				b.egress.Close() // after the browser: nothing is left to carry
-			}
-		}
+		b.life.stop() // its watcher has ended: the machine is at rest
+		b.teardown = b.life.teardown(ctx)
 		b.c().Close()
 		b.dl.close()
 		b.mu.Lock()
@@ -585,46 +524,14 @@ func (r *Runner) closeBrowser(ctx context.Context, b *Browser) {
 		r.retired[b.id] = true
 		r.mu.Unlock()
 		r.gates.Forget(b.id)
-		if b.procLease != nil {
-			b.procLease.Release()
+		if o, ok := b.life.(*ownedBrowser); ok {
+			o.release("") // an ephemeral profile is inside the launch directory
 		}
-		if b.launchDir != "" {
-			os.RemoveAll(b.launchDir) // what the teardown left of the launch
-		}
-		r.removeRecord(b.record)
-		r.logf("runner: browser %s %s", b.id, b.att.State())
+		r.logf("runner: browser %s %s", b.id, b.state())
 	})
 	<-b.done
 	b.watchWG.Wait()
-}
-
-// teardownOwned runs the owned machine's teardown: Browser.close (so
-// cookies flush), then reap the process group.
-func (r *Runner) teardownOwned(ctx context.Context, b *Browser) {
-	var exited bool
-	select {
-	case <-b.proc.Exited():
-		exited = true
-	default:
-	}
-	trigger := lease.AttachClose
-	if exited {
-		trigger = lease.AttachExited
-	}
-	step, err := b.att.Fire(ctx, trigger)
-	if err == nil && step.Effect == lease.EffectCloseBrowser {
-		browserClose := func(ctx context.Context) error {
-			_, err := cdproto.Call(ctx, b.c().Browser(), browser.Close, cdproto.Empty{})
-			if errors.Is(err, cdp.ErrClosed) {
-				return nil // the browser closed the socket as it went
-			}
-			return err
-		}
-		b.proc.Close(ctx, browserClose)
-		b.att.Fire(ctx, lease.AttachClosedDone)
-		return
-	}
-	b.proc.Close(ctx, nil) // reap_process_tree
+	return b.teardown
 }
 
 // info describes b within statusBound whatever the browser does: its pages
@@ -636,18 +543,11 @@ func (b *Browser) info(ctx context.Context) localapi.BrowserInfo {
 	session, reason := b.session, b.lostReason
 	b.mu.Unlock()
 	bi := localapi.BrowserInfo{
-		ID: b.id, Mode: b.mode, Profile: b.profile, State: string(b.att.State()),
+		ID: b.id, Mode: b.mode, Profile: b.profile, State: string(b.state()),
 		Generation: uint64(b.gens.Current()), Headless: b.headless, Pages: []localapi.PageInfo{},
 		Session: session,
 	}
-	if b.bsock != nil {
-		bi.Via = ViaExtension
-	}
-	if b.mode == localapi.ModeAttached && b.grant != nil {
-		exp := b.grant.Expiry()
-		left := b.coord.AttemptsLeft()
-		bi.GrantExpires, bi.AttemptsLeft = &exp, &left
-	}
+	b.life.describe(&bi)
 	if b.lost() {
 		bi.LostReason = reason // its pages went with it
 		return bi

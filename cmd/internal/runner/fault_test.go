@@ -71,7 +71,7 @@ func TestCutSocketDuringEffects(t *testing.T) {
 
 	waitGen := func(g uint64) {
 		eventuallyT(t, 20*time.Second, fmt.Sprintf("reconnected to generation %d", g), func() bool {
-			return uint64(b.gens.Current()) == g && b.att.State() == "ready"
+			return uint64(b.gens.Current()) == g && b.state() == "ready"
 		})
 	}
 	fresh := func() string {

@@ -237,7 +237,7 @@ func TestStoppedBrowserAnswersInTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := r.browser(bi.ID)
-	pid := b.proc.PID()
+	pid := procOf(b).PID()
 	r.opts.CallBound = bound // set up under the default bound: a loaded machine is slow to
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
@@ -313,7 +313,7 @@ func TestKilledBrowserIsShownLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := r.browser(bi.ID)
-	if err := syscall.Kill(b.proc.PID(), syscall.SIGKILL); err != nil {
+	if err := syscall.Kill(procOf(b).PID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	eventuallyT(t, 20*time.Second, "the killed browser is lost", func() bool {
@@ -328,7 +328,7 @@ func TestKilledBrowserIsShownLost(t *testing.T) {
 	if _, err := r.Open(ctx, localapi.OpenRequest{Browser: bi.ID}); !fsm.IsCode(err, fsm.AttachmentLost) {
 		t.Errorf("open a page in a lost browser = %v, want %s", err, fsm.AttachmentLost)
 	}
-	eventuallyT(t, 20*time.Second, "the lost browser's process group is reaped", func() bool { return !platform.GroupAlive(b.proc.PGID()) })
+	eventuallyT(t, 20*time.Second, "the lost browser's process group is reaped", func() bool { return !platform.GroupAlive(procOf(b).PGID()) })
 	if _, err := r.Close(ctx, localapi.BrowserRequest{Browser: bi.ID}); err != nil {
 		t.Fatalf("close a lost browser: %v", err)
 	}

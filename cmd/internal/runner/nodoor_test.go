@@ -44,7 +44,7 @@ func TestOwnedBrowserListensNowhere(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		proc := b.proc
+		proc := procOf(b)
 
 		pg, err := h.r.Open(ctx, localapi.OpenRequest{Browser: bi.ID, URL: srv.URL + "/"})
 		if err != nil {
@@ -80,7 +80,7 @@ func TestOwnedBrowserListensNowhere(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(udd, platform.DevToolsActivePortFile)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s: the profile has a DevToolsActivePort (%v)", bi.Mode, err)
 		}
-		rec, err := os.ReadFile(b.record)
+		rec, err := os.ReadFile(b.life.(*ownedBrowser).record)
 		if err != nil {
 			t.Fatalf("%s: orphan record: %v", bi.Mode, err)
 		}

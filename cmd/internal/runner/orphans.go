@@ -31,16 +31,17 @@ type ownedRecord struct {
 
 func (r *Runner) recordDir() string { return filepath.Join(r.opts.StateDir, "browser", "owned") }
 
-func (r *Runner) writeRecord(b *Browser, lopts platform.LaunchOptions) string {
+func (r *Runner) writeRecord(o *ownedBrowser, lopts platform.LaunchOptions) string {
+	b := o.b
 	dir := r.recordDir()
 	if err := platform.EnsurePrivateDir(dir); err != nil {
 		r.logf("runner: cannot record browser %s for cleanup: %v", b.id, err)
 		return ""
 	}
-	rec := ownedRecord{LaunchDir: b.launchDir}
-	if b.proc != nil {
-		fp := b.proc.Fingerprint()
-		rec.PID, rec.StartTime, rec.Exe, rec.PGID, rec.TmpDir = fp.PID, fp.StartTime, fp.Exe, b.proc.PGID(), b.proc.TmpDir()
+	rec := ownedRecord{LaunchDir: o.launchDir}
+	if o.proc != nil {
+		fp := o.proc.Fingerprint()
+		rec.PID, rec.StartTime, rec.Exe, rec.PGID, rec.TmpDir = fp.PID, fp.StartTime, fp.Exe, o.proc.PGID(), o.proc.TmpDir()
 	}
 	if self, err := platform.FingerprintOf(os.Getpid()); err == nil {
 		rec.RunnerPID, rec.RunnerStart = self.PID, self.StartTime

@@ -1,0 +1,112 @@
+package runner
+
+import (
+	"context"
+	"sync"
+
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/reconnect"
+)
+
+// lifecycle is what differs between the kinds of browser the Runner
+// drives: how one comes up, what it does when its connection goes, how it
+// reconnects and how it is torn down. Each kind owns its attachment machine
+// through an [fsm.Owner], so its effects run only when the machine returns
+// them. The Runner keeps the registry, the operations and the audit; a
+// Browser keeps what every kind shares (pages, gate, connection).
+//
+// The kinds: [ownedBrowser] (launched by webcodex, on its DevTools pipe),
+// [attachedBrowser] (the person's browser, through its debugging endpoint)
+// and [sharedTab] (one tab shared from the extension).
+type lifecycle interface {
+	// machine is the attachment machine's owner.
+	machine() attachmentOwner
+	// prepare runs after the connection is made and before the machine
+	// moves to ready.
+	prepare(ctx context.Context) error
+	// start starts the goroutine that watches the connection (and, for an
+	// owned browser, the process); stop ends it and waits for it.
+	start()
+	stop()
+	// teardown fires the machine's close (the browser's goroutines have
+	// ended) and reports how it ended: closed or detached.
+	teardown(ctx context.Context) string
+	// reconnect forces a reconnect, or refuses one the kind cannot make.
+	reconnect(ctx context.Context) (reconnect.Result, error)
+	// describe adds what only this kind knows to bi.
+	describe(bi *localapi.BrowserInfo)
+}
+
+type attachmentOwner = *fsm.Owner[lease.AttachState, lease.AttachTrigger, struct{}]
+
+type attachmentEffects = fsm.Effects[lease.AttachState, lease.AttachTrigger]
+
+type attachmentStep = fsm.Step[lease.AttachState, lease.AttachTrigger]
+
+// watcher is a lifecycle's one watch goroutine and the wait for it. A
+// watcher ended before it ran (a Shutdown racing a registration) never
+// starts its goroutine.
+type watcher struct {
+	wg    sync.WaitGroup
+	quit  chan struct{}
+	mu    sync.Mutex // serializes run and end
+	ended bool
+}
+
+func newWatcher() watcher { return watcher{quit: make(chan struct{})} }
+
+func (w *watcher) run(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended {
+		return
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		f()
+	}()
+}
+
+// end asks the goroutine to stop and waits for it.
+func (w *watcher) end() {
+	w.mu.Lock()
+	if !w.ended {
+		w.ended = true
+		close(w.quit)
+	}
+	w.mu.Unlock()
+	w.wg.Wait()
+}
+
+// state returns b's attachment state.
+func (b *Browser) state() lease.AttachState { return b.life.machine().State() }
+
+// attached reports whether b is the person's (an endpoint attachment or a
+// shared tab): its unauthorized tabs are never adopted, and teardown only
+// detaches.
+func (b *Browser) attached() bool {
+	_, owned := b.life.(*ownedBrowser)
+	return !owned
+}
+
+// fire fires t on b's machine (running the effects it returns) and logs a
+// refusal or an effect's failure.
+func (b *Browser) fire(ctx context.Context, t lease.AttachTrigger) (attachmentStep, error) {
+	step, err := b.life.machine().Fire(ctx, t)
+	if err != nil {
+		b.r.logf("runner: browser %s: %s in %s: %s", b.id, t, b.state(), refusalCode(err))
+	}
+	return step, err
+}
+
+// fireOrLog is fire for a teardown's last move, after which nothing
+// depends on the machine's answer: a refusal is logged, and then no
+// effect ran.
+func (b *Browser) fireOrLog(ctx context.Context, t lease.AttachTrigger) {
+	if _, err := b.fire(ctx, t); err != nil {
+		return // logged by fire
+	}
+}

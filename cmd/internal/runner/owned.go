@@ -1,0 +1,177 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	cdproto "github.com/chromedp/cdproto/cdp"
+
+	"github.com/webcodex/webcodex/cdp"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/platform"
+	"github.com/webcodex/webcodex/reconnect"
+)
+
+// ownedBrowser is the life of a browser webcodex launched (ephemeral or
+// managed), by lease.OwnedAttachmentSpec. Its one connection is the
+// DevTools pipe of the process it started: nothing listens on a port, so
+// there is nothing to dial again. A pipe that drops means the process is
+// gone or wedged, and either way it is torn down: the machine has no
+// reconnecting state, and Reconnect refuses.
+type ownedBrowser struct {
+	b *Browser
+	m attachmentOwner
+	w watcher
+
+	proc      *platform.Process
+	procLease *lease.ProcessLease
+	record    string // orphan record path
+	launchDir string // the temporary directory of this launch
+	egress    *egressProxy
+}
+
+func newOwnedBrowser(b *Browser) *ownedBrowser {
+	o := &ownedBrowser{b: b, w: newWatcher()}
+	o.m = fsm.NewOwner(lease.OwnedAttachmentSpec, nil, attachmentEffects{
+		lease.EffectReap:         o.reap,
+		lease.EffectCloseBrowser: o.closeBrowser,
+	})
+	return o
+}
+
+func (o *ownedBrowser) machine() attachmentOwner { return o.m }
+
+// prepare blocks denied requests before any page is adopted: from here no
+// request of the browser reaches an origin the allowlist denies.
+func (o *ownedBrowser) prepare(ctx context.Context) error {
+	return o.b.blockDeniedRequests(ctx, o.b.c())
+}
+
+func (o *ownedBrowser) start() { o.w.run(o.watch) }
+func (o *ownedBrowser) stop()  { o.w.end() }
+
+// lostExitWait bounds the wait for an owned browser whose pipe dropped to
+// exit by itself before its group is reaped.
+const lostExitWait = 5 * time.Second
+
+// watch moves the browser to lost when its process exits or its pipe
+// drops; the edge's effect reaps what is left of its group, and it stays
+// listed, lost with the reason, until someone closes it.
+func (o *ownedBrowser) watch() {
+	b := o.b
+	trigger, reason := lease.AttachExited, "crashed"
+	select {
+	case <-o.proc.Exited():
+		b.r.logf("runner: browser %s exited on its own", b.id)
+	case <-b.c().Done():
+		b.r.logf("runner: browser %s: connection lost", b.id)
+		t := time.NewTimer(lostExitWait)
+		select { // a browser whose pipe dropped is on its way out
+		case <-o.proc.Exited(): // it went by itself: the pipe was only the first sign
+		case <-t.C:
+			trigger, reason = lease.AttachSocketLost, "connection_lost" // alive without its pipe: wedged
+		case <-o.w.quit:
+			t.Stop()
+			return
+		}
+		t.Stop()
+	case <-o.w.quit:
+		return
+	}
+	b.mu.Lock()
+	b.lostReason = reason
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := b.fire(ctx, trigger); err != nil {
+		return // closing already: teardown reaps
+	}
+	b.c().Close()
+	for _, p := range b.pageList() {
+		p.surf.Close()
+	}
+}
+
+// reap is reap_process_tree: no process of the group remains. A launch
+// that failed before its process ran has none (platform.Launch reaped what
+// it started); after close_browser it only waits for that teardown, since
+// Close runs once.
+func (o *ownedBrowser) reap(ctx context.Context, _ attachmentStep) (lease.AttachTrigger, error) {
+	if o.proc == nil {
+		return "", nil
+	}
+	if err := o.proc.Close(ctx, nil); err != nil {
+		o.b.r.logf("runner: browser %s: reaping its processes: %s", o.b.id, refusalCode(err))
+	}
+	return "", nil
+}
+
+// closeBrowser is close_browser: Browser.close, so cookies flush, then the
+// group is reaped as the process ends; the machine moves on to closed.
+func (o *ownedBrowser) closeBrowser(ctx context.Context, _ attachmentStep) (lease.AttachTrigger, error) {
+	browserClose := func(ctx context.Context) error {
+		_, err := cdproto.Call(ctx, o.b.c().Browser(), browser.Close, cdproto.Empty{})
+		if errors.Is(err, cdp.ErrClosed) {
+			return nil // the browser closed the pipe as it went
+		}
+		return err
+	}
+	if err := o.proc.Close(ctx, browserClose); err != nil {
+		o.b.r.logf("runner: browser %s: closing: %s", o.b.id, refusalCode(err))
+	}
+	return lease.AttachClosedDone, nil
+}
+
+// teardown closes a ready browser (Browser.close, then reap), or finishes
+// one that is lost; a process that exited unnoticed is first marked lost.
+// The egress proxy goes in release, after the browser.
+func (o *ownedBrowser) teardown(ctx context.Context) string {
+	b := o.b
+	if o.m.State() == lease.AttachReady {
+		select {
+		case <-o.proc.Exited():
+			b.mu.Lock()
+			b.lostReason = "crashed"
+			b.mu.Unlock()
+			if _, err := b.fire(ctx, lease.AttachExited); err != nil {
+				return "closed" // logged; release frees what is left
+			}
+		default:
+		}
+	}
+	// A refusal (logged) means the machine ran no effect, and nothing else
+	// may: what is left is freed by release.
+	b.fireOrLog(ctx, lease.AttachClose)
+	return "closed"
+}
+
+// release undoes what the launch prepared: the egress proxy, the profile
+// lease, the temporary directories and the orphan record.
+func (o *ownedBrowser) release(removeProfile string) {
+	if o.egress != nil {
+		o.egress.Close()
+	}
+	if o.procLease != nil {
+		o.procLease.Release()
+	}
+	if removeProfile != "" {
+		os.RemoveAll(removeProfile)
+	}
+	if o.launchDir != "" {
+		os.RemoveAll(o.launchDir)
+	}
+	o.b.r.removeRecord(o.record)
+}
+
+func (o *ownedBrowser) reconnect(context.Context) (reconnect.Result, error) {
+	return reconnect.Result{}, fsm.Refuse(fsm.RouteUnavailable,
+		"an owned browser does not reconnect: its one connection is the DevTools pipe of the process webcodex started, "+
+			"and a lost pipe means that process is gone or wedged; close it and launch another")
+}
+
+func (o *ownedBrowser) describe(*localapi.BrowserInfo) {}
