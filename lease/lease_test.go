@@ -2,7 +2,6 @@ package lease
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -192,39 +191,6 @@ func TestOffersBoundedAndSingleUse(t *testing.T) {
 	}
 	if _, err := o.Offer(1); err != nil {
 		t.Fatalf("offer after expiry freed room: %v", err)
-	}
-}
-
-func TestLedgerNeverReplays(t *testing.T) {
-	l := NewLedger()
-	e, _ := l.Begin("click-1")
-	e.Dispatch()
-	if err := e.AckLost(); !fsm.IsCode(err, fsm.OutcomeUnknown) {
-		t.Fatalf("AckLost = %v", err)
-	}
-	if err := e.Dispatch(); err == nil {
-		t.Fatal("an unknown outcome was dispatched again")
-	}
-	if _, err := l.Begin("click-1"); !fsm.IsCode(err, fsm.OutcomeUnknown) {
-		t.Fatalf("Begin of a dispatched id = %v", err)
-	}
-	if err := e.Observe(true); err != nil || e.State() != EffectReconciledYes {
-		t.Fatalf("observe = %v, state %s", err, e.State())
-	}
-}
-
-func TestLedgerIsBounded(t *testing.T) {
-	l := NewLedger()
-	for i := 0; i < MaxLedgerEntries+100; i++ {
-		e, err := l.Begin(fmt.Sprint(i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.Dispatch()
-		e.Ack()
-	}
-	if l.Len() != MaxLedgerEntries {
-		t.Fatalf("ledger holds %d entries, bound %d", l.Len(), MaxLedgerEntries)
 	}
 }
 

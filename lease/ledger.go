@@ -2,6 +2,7 @@ package lease
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/webcodex/webcodex/fsm"
@@ -62,7 +63,7 @@ var LedgerSpec = (&fsm.Spec[EffectState, EffectTrigger, EffectFacts]{
 	},
 	Triggers: []EffectTrigger{EffectDispatch, EffectAck, EffectFail, EffectAckLost, EffectObserve, EffectCancel},
 	Edges: []fsm.Edge[EffectState, EffectTrigger, EffectFacts]{
-		{From: EffectPending, On: EffectDispatch, To: EffectDispatched, Effect: "dispatch_cdp"},
+		{From: EffectPending, On: EffectDispatch, To: EffectDispatched, Effect: EffectDispatchCDP},
 		{From: EffectPending, On: EffectCancel, To: EffectCancelled},
 		{From: EffectDispatched, On: EffectAck, To: EffectAcked},
 		{From: EffectDispatched, On: EffectFail, To: EffectFailed},
@@ -70,67 +71,145 @@ var LedgerSpec = (&fsm.Spec[EffectState, EffectTrigger, EffectFacts]{
 		{From: EffectUnknown, On: EffectObserve, To: EffectReconciledYes, Guard: happened},
 		{From: EffectUnknown, On: EffectObserve, To: EffectReconciledNo, Guard: fsm.Not(happened)},
 	},
-	Effects:      []fsm.Effect{"dispatch_cdp"},
+	Effects:      []fsm.Effect{EffectDispatchCDP},
 	Stable:       []EffectState{EffectPending, EffectUnknown},
 	Terminal:     []EffectState{EffectAcked, EffectFailed, EffectReconciledYes, EffectReconciledNo, EffectCancelled},
 	MaxTransient: 1,
 	DrawFacts:    func(d fsm.Drawer) EffectFacts { return EffectFacts{Happened: d.Bool("happened")} },
 }).MustValidate()
 
-// MaxLedgerEntries bounds the ledger; the oldest settled entries go first.
-const MaxLedgerEntries = 4096
+// EffectDispatchCDP is the ledger's one effect: sending the command.
+const EffectDispatchCDP fsm.Effect = "dispatch_cdp"
 
-// Ledger records effects by ID. Safe for concurrent use.
+// Bounds of the ledger.
+const (
+	// MaxLedgerEntries bounds the entries kept; the oldest settled ones go
+	// first, and an entry whose outcome is not settled is never forgotten.
+	MaxLedgerEntries = 4096
+	// MaxOutcomeBytes bounds one recorded result; a larger one is not kept
+	// (a repeat is told the effect happened, without its answer).
+	MaxOutcomeBytes = 256 << 10
+	// MaxLedgerBytes bounds the recorded results together; the oldest
+	// settled entries go first.
+	MaxLedgerBytes = 16 << 20
+)
+
+// Outcome is what an effect answered, kept so a repeated idempotency key
+// gets it instead of a second dispatch.
+type Outcome struct {
+	Result []byte // the answer as the caller returned it (JSON); nil with Err
+	Err    error  // the refusal or failure the caller returned
+	// Dropped: the answer was larger than MaxOutcomeBytes and was not kept.
+	Dropped bool
+}
+
+// errKeyReused is the refusal for an idempotency key already used for a
+// different request.
+func errKeyReused() error {
+	return fsm.Refuse(fsm.InvalidArgument, "this idempotency key was used for a different request; use a new key")
+}
+
+// Ledger records effects by idempotency key. Safe for concurrent use.
 type Ledger struct {
 	mu      sync.Mutex
 	entries map[string]*Entry
-	order   []string
+	order   []string // keys, oldest first
+	bytes   int      // recorded results together
 }
 
 // NewLedger returns an empty ledger.
 func NewLedger() *Ledger { return &Ledger{entries: map[string]*Entry{}} }
 
-// Entry is one effect's record.
+// Entry is one effect's record; its life is LedgerSpec, driven by an
+// fsm.Owner whose one effect is the send the caller hands to Dispatch.
 type Entry struct {
-	ID    string
-	mu    sync.Mutex
-	facts EffectFacts
-	m     *fsm.Machine[EffectState, EffectTrigger, EffectFacts]
+	Key    string
+	digest string // what the request was, so a reused key is told apart
+	l      *Ledger
+	m      *fsm.Owner[EffectState, EffectTrigger, EffectFacts]
+	done   chan struct{} // closed when the effect left pending/dispatched
+
+	mu      sync.Mutex // guards the fields that follow
+	facts   EffectFacts
+	send    func(context.Context) (Outcome, EffectTrigger)
+	outcome Outcome
+	closed  bool
 }
 
-// Begin records a new effect. An ID already in the ledger is refused with
-// outcome_unknown when it may have run, so a caller can never replay it.
-func (l *Ledger) Begin(id string) (*Entry, error) {
+// Claim records key's effect, or finds the one recorded under it. fresh
+// means the caller dispatches it (Dispatch, or Cancel when it is refused
+// before). Otherwise the caller answers with [Entry.Replay]: the recorded
+// outcome, never a second dispatch. An effect known not to have happened
+// (cancelled, failed, observed not done) is claimed afresh: dispatching it
+// now is its first time. digest names the request; a key reused for a
+// different request is refused.
+func (l *Ledger) Claim(key, digest string) (e *Entry, fresh bool, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if e, ok := l.entries[id]; ok {
-		if st := e.State(); st == EffectDispatched || st == EffectUnknown {
+	if old, ok := l.entries[key]; ok {
+		if old.digest != digest {
+			return nil, false, errKeyReused()
+		}
+		switch old.State() {
+		case EffectCancelled, EffectFailed, EffectReconciledNo:
+			l.forgetLocked(key)
+		default:
+			return old, false, nil
+		}
+	}
+	e = &Entry{Key: key, digest: digest, l: l, done: make(chan struct{})}
+	e.m = fsm.NewOwner(LedgerSpec, func() EffectFacts { return e.facts }, fsm.Effects[EffectState, EffectTrigger]{
+		EffectDispatchCDP: e.dispatch,
+	})
+	l.entries[key] = e
+	l.order = append(l.order, key)
+	l.trimLocked()
+	return e, true, nil
+}
+
+// Begin records a new effect under id; an id already recorded is refused
+// (outcome_unknown when it may have run), so a caller can never replay it.
+func (l *Ledger) Begin(id string) (*Entry, error) {
+	e, fresh, err := l.Claim(id, "")
+	if err != nil {
+		return nil, err
+	}
+	if !fresh {
+		if st := e.State(); st == EffectDispatched || st == EffectUnknown || st == EffectPending {
 			return nil, fsm.Refuse(fsm.OutcomeUnknown, "this effect was already dispatched; observe the page instead of retrying")
 		}
 		return nil, fsm.Refuse(fsm.InvalidArgument, "this effect id was already used")
 	}
-	e := &Entry{ID: id}
-	e.m = LedgerSpec.Build(func() EffectFacts { return e.facts })
-	l.entries[id] = e
-	l.order = append(l.order, id)
-	l.trimLocked()
 	return e, nil
 }
 
+func (l *Ledger) forgetLocked(key string) {
+	if e := l.entries[key]; e != nil {
+		l.bytes -= e.size()
+	}
+	delete(l.entries, key)
+	if i := slices.Index(l.order, key); i >= 0 {
+		l.order = slices.Delete(l.order, i, i+1)
+	}
+}
+
+// trimLocked drops the oldest settled entries while the ledger is over
+// either bound. An entry not settled (pending, dispatched, outcome_unknown)
+// is never dropped: forgetting an outcome_unknown would let its key be
+// dispatched again.
 func (l *Ledger) trimLocked() {
-	for len(l.order) > MaxLedgerEntries {
-		victim := -1
-		for i, id := range l.order {
-			if e := l.entries[id]; e == nil || e.settled() {
-				victim = i
+	for len(l.order) > MaxLedgerEntries || l.bytes > MaxLedgerBytes {
+		victim := ""
+		for _, key := range l.order {
+			if e := l.entries[key]; e == nil || e.settled() {
+				victim = key
 				break
 			}
 		}
-		if victim < 0 {
+		if victim == "" {
 			return // every entry is live: keep them all rather than forget one
 		}
-		delete(l.entries, l.order[victim])
-		l.order = append(l.order[:victim], l.order[victim+1:]...)
+		l.forgetLocked(victim)
 	}
 }
 
@@ -141,6 +220,14 @@ func (l *Ledger) Len() int {
 	return len(l.entries)
 }
 
+// Lookup returns the entry recorded under key, if it is kept.
+func (l *Ledger) Lookup(key string) (*Entry, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e, ok := l.entries[key]
+	return e, ok
+}
+
 func (e *Entry) settled() bool {
 	switch e.State() {
 	case EffectAcked, EffectFailed, EffectReconciledYes, EffectReconciledNo, EffectCancelled:
@@ -149,39 +236,132 @@ func (e *Entry) settled() bool {
 	return false
 }
 
-func (e *Entry) fire(t EffectTrigger) error {
+func (e *Entry) size() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	_, err := e.m.Fire(context.Background(), t)
-	return err
+	return len(e.outcome.Result)
 }
 
 // State returns the effect's state.
 func (e *Entry) State() EffectState { return e.m.State() }
 
-// Dispatch marks the effect sent. It fails if it was sent before.
-func (e *Entry) Dispatch() error { return e.fire(EffectDispatch) }
+// Trace returns the effect machine's transitions.
+func (e *Entry) Trace() []fsm.Record { return e.m.Trace() }
 
-// Ack records the acknowledgement.
-func (e *Entry) Ack() error { return e.fire(EffectAck) }
-
-// Fail records that the browser refused it.
-func (e *Entry) Fail() error { return e.fire(EffectFail) }
-
-// Cancel records a refusal before dispatch.
-func (e *Entry) Cancel() error { return e.fire(EffectCancel) }
-
-// AckLost records a lost acknowledgement and returns the outcome_unknown
-// refusal to report.
-func (e *Entry) AckLost() error {
-	e.fire(EffectAckLost)
-	return fsm.Refuse(fsm.OutcomeUnknown, "the action was dispatched but its acknowledgement was lost; it will not be replayed")
+// record keeps o as the effect's outcome (its result bounded) and wakes the
+// callers waiting on it.
+func (e *Entry) record(o Outcome) {
+	if len(o.Result) > MaxOutcomeBytes {
+		o.Result, o.Dropped = nil, true
+	}
+	e.mu.Lock()
+	old := len(e.outcome.Result)
+	e.outcome = o
+	wake := !e.closed
+	e.closed = true
+	e.mu.Unlock()
+	if wake {
+		close(e.done)
+	}
+	e.l.mu.Lock()
+	if e.l.entries[e.Key] == e {
+		e.l.bytes += len(o.Result) - old
+		e.l.trimLocked()
+	}
+	e.l.mu.Unlock()
 }
 
-// Observe settles an unknown outcome from an observation.
-func (e *Entry) Observe(happenedNow bool) error {
+// Dispatch sends the effect once: the machine moves to dispatched and runs
+// dispatch_cdp, which is send; send's answer (ack, fail or ack_lost) settles
+// it, and its outcome is recorded. A second Dispatch is refused by the
+// machine and sends nothing.
+//
+// The outcome returned is send's own, whole; the ledger keeps it bounded.
+func (e *Entry) Dispatch(ctx context.Context, send func(context.Context) (Outcome, EffectTrigger)) (Outcome, error) {
+	var sent Outcome
+	e.mu.Lock()
+	e.send = func(ctx context.Context) (Outcome, EffectTrigger) {
+		o, t := send(ctx)
+		sent = o
+		return o, t
+	}
+	e.mu.Unlock()
+	if _, err := e.m.Fire(ctx, EffectDispatch); err != nil {
+		return Outcome{}, err
+	}
+	if sent.Err == nil && sent.Result == nil {
+		return e.Outcome(), nil // ack_lost without an answer: the refusal recorded
+	}
+	return sent, nil
+}
+
+// dispatch is dispatch_cdp, reachable only through the entry's owner.
+func (e *Entry) dispatch(ctx context.Context, _ fsm.Step[EffectState, EffectTrigger]) (EffectTrigger, error) {
+	e.mu.Lock()
+	send := e.send
+	e.send = nil
+	e.mu.Unlock()
+	o, settle := send(ctx)
+	switch settle {
+	case EffectAck, EffectFail, EffectAckLost:
+	default:
+		settle = EffectAckLost // an answer that says nothing is not an acknowledgement
+	}
+	if settle == EffectAckLost && o.Err == nil {
+		o.Err = fsm.Refuse(fsm.OutcomeUnknown, "the action was dispatched but its acknowledgement was lost; it will not be replayed")
+	}
+	e.record(o)
+	return settle, nil
+}
+
+// Cancel records that the effect was refused before dispatch; err is what
+// the caller answered. A repeat of the key may dispatch it.
+func (e *Entry) Cancel(err error) error {
+	if _, ferr := e.m.Fire(context.Background(), EffectCancel); ferr != nil {
+		return ferr
+	}
+	e.record(Outcome{Err: err})
+	return nil
+}
+
+// Observe settles an unknown outcome from an observation of the page:
+// happened, with the answer the observation gives, or not. Only an
+// outcome_unknown effect accepts it.
+func (e *Entry) Observe(happenedNow bool, result []byte) error {
 	e.mu.Lock()
 	e.facts = EffectFacts{Happened: happenedNow}
 	e.mu.Unlock()
-	return e.fire(EffectObserve)
+	if _, err := e.m.Fire(context.Background(), EffectObserve); err != nil {
+		return err
+	}
+	if happenedNow {
+		e.record(Outcome{Result: result})
+	} else {
+		e.record(Outcome{Err: fsm.Refuse(fsm.OutcomeUnknown, "an observation showed the effect did not happen")})
+	}
+	return nil
+}
+
+// Outcome returns what is recorded now.
+func (e *Entry) Outcome() Outcome {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.outcome
+}
+
+// Replay answers a repeated key: it waits (within ctx) for an effect still
+// in flight, then returns the recorded outcome. An outcome_unknown effect
+// stays unknown: the answer is the outcome_unknown refusal until an
+// observation settles it.
+func (e *Entry) Replay(ctx context.Context) (Outcome, error) {
+	select {
+	case <-e.done:
+	case <-ctx.Done():
+		return Outcome{}, fsm.Refuse(fsm.Timeout, "the effect under this idempotency key is still in flight; ask again").WithCause(ctx.Err())
+	}
+	o := e.Outcome()
+	if e.State() == EffectUnknown {
+		return o, fsm.Refuse(fsm.OutcomeUnknown, "the effect under this idempotency key was dispatched once and its outcome is unknown; it is never dispatched again: observe the page").WithCause(o.Err)
+	}
+	return o, nil
 }

@@ -1,6 +1,7 @@
 package tracecheck
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -18,7 +19,9 @@ func TestCheckCatchesATraceThatLeftTheDeclaration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Dispatch(); err != nil {
+	if _, err := e.Dispatch(context.Background(), func(context.Context) (lease.Outcome, lease.EffectTrigger) {
+		return lease.Outcome{}, lease.EffectAck
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := Check(); err != nil {

@@ -175,13 +175,14 @@ func NewCmdOpen(f *Factory) *cobra.Command {
 
 // NewCmdGoto navigates a page.
 func NewCmdGoto(f *Factory) *cobra.Command {
-	return &cobra.Command{
+	var key string
+	cmd := &cobra.Command{
 		Use:   "goto PAGE URL",
 		Short: "Navigate a page and wait for its load event",
 		Args:  exactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			f.Progress("navigating to %s…", args[1])
-			res, err := call(f, localapi.Goto, localapi.GotoRequest{Page: args[0], URL: args[1]})
+			res, err := call(f, localapi.Goto, localapi.GotoRequest{Page: args[0], URL: args[1], IdempotencyKey: key})
 			if err != nil {
 				return err
 			}
@@ -191,6 +192,8 @@ func NewCmdGoto(f *Factory) *cobra.Command {
 			return httpError(res.Status)
 		},
 	}
+	cmd.Flags().StringVar(&key, "idempotency-key", "", "name this navigation: repeating it with the same key returns the recorded outcome and does not navigate again")
+	return cmd
 }
 
 // NewCmdRead prints a page's visible text, bounded.

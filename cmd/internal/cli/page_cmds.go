@@ -116,6 +116,7 @@ func newActCmd(f *Factory, action, use, short string, setup func(cmd *cobra.Comm
 		},
 	}
 	tf.add(cmd)
+	cmd.Flags().StringVar(&req.IdempotencyKey, "idempotency-key", "", "name this effect: repeating it with the same key returns the recorded outcome and does nothing again")
 	if setup != nil {
 		setup(cmd, req)
 	}

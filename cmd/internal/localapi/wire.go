@@ -157,6 +157,8 @@ type PageRequest struct {
 type GotoRequest struct {
 	Page string `json:"page"`
 	URL  string `json:"url"`
+	// IdempotencyKey: as ActRequest's.
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 }
 
 // NavResult is the page after a navigation, read live from the page.
@@ -296,9 +298,6 @@ type SnapshotRequest struct {
 	Since       string  `json:"since,omitempty"`
 	MaxChars    int     `json:"maxChars,omitempty"`
 	Cursor      string  `json:"cursor,omitempty"`
-	// Query outlines only the elements that match (a snapshot of its own
-	// id), for a page too big to read whole.
-	Query *surface.Query `json:"query,omitempty"`
 }
 
 // ActRequest is one page action: click, hover, type, fill, press, select,
@@ -314,6 +313,9 @@ type ActRequest struct {
 	To     string   `json:"to,omitempty"`     // scroll: top or bottom
 	DX     float64  `json:"dx,omitempty"`     // scroll by pixels
 	DY     float64  `json:"dy,omitempty"`
+	// IdempotencyKey names the effect: a repeat with the same key gets the
+	// recorded outcome and is never dispatched again. Minted when empty.
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 }
 
 // WaitRequest waits for a condition: load, url, text, text_gone, visible,
@@ -354,6 +356,8 @@ type CDPRequest struct {
 	Page   string          `json:"page"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params,omitempty"`
+	// IdempotencyKey: as ActRequest's.
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 }
 
 // DiscoverResult says, honestly, what can be launched and attached on this

@@ -120,9 +120,9 @@ type ElementRef struct {
 // fillSnapshot records the page's latest snapshot for a bare ref. The ref
 // stays fenced: the Runner refuses it as stale when that snapshot's
 // document is gone, and never rebinds it to another snapshot.
-func (e *ElementRef) fillSnapshot(page string, latest func(page, ref string) string) {
-	if ref := e.ref(); ref != "" && e.snapshotID() == "" {
-		e.latest = latest(page, ref)
+func (e *ElementRef) fillSnapshot(page string, latest func(page string) string) {
+	if e.ref() != "" && e.snapshotID() == "" {
+		e.latest = latest(page)
 	}
 }
 
@@ -140,13 +140,13 @@ func (e *ElementRef) snapshotID() string {
 	return e.SnapshotID
 }
 
-func (a *ElementArgs) fillSnapshot(latest func(page, ref string) string) {
+func (a *ElementArgs) fillSnapshot(latest func(page string) string) {
 	a.ElementRef.fillSnapshot(a.Page, latest)
 }
 
 // snapshotFiller is implemented by arguments that may carry a bare ref.
 type snapshotFiller interface {
-	fillSnapshot(latest func(page, ref string) string)
+	fillSnapshot(latest func(page string) string)
 }
 
 // target returns the one target the arguments name. required says a
@@ -204,9 +204,9 @@ type attachIn struct {
 	Candidate  string `json:"candidate,omitempty" jsonschema:"from browser_discover"`
 	ProfileDir string `json:"profileDir,omitempty" jsonschema:"or its profile directory"`
 	Endpoint   string `json:"endpoint,omitempty" jsonschema:"or its 127.0.0.1:PORT"`
-	Offer      string `json:"offer,omitempty" jsonschema:"or a shared tab"`
+	Offer      string `json:"offer,omitempty" jsonschema:"or a shared tab's offer"`
 	// The person decides: the request is shown at approval.
-	PressPrompt bool `json:"pressPrompt,omitempty" jsonschema:"press Chrome's prompt for them"`
+	PressPrompt bool `json:"pressPrompt,omitempty" jsonschema:"offer to press Chrome's prompt"`
 }
 
 type emptyIn struct{}
@@ -215,9 +215,16 @@ type browserIn struct {
 	Browser string `json:"browser,omitempty" jsonschema:"default: the current one"`
 }
 
+// EffectKey names a side effect: a call repeated with the same key gets
+// the outcome recorded for it and does nothing again (minted when absent).
+type EffectKey struct {
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
+}
+
 type navigateIn struct {
 	PageArg
 	URL string `json:"url"`
+	EffectKey
 	SnapshotAfter
 }
 
@@ -228,20 +235,12 @@ type snapshotIn struct {
 	Since       string     `json:"since,omitempty" jsonschema:"a snapshotId: changes since"`
 	MaxChars    int        `json:"maxChars,omitempty" jsonschema:"default 20000"`
 	Cursor      string     `json:"cursor,omitempty" jsonschema:"the next chunk"`
-	Query       *queryArg  `json:"query,omitempty" jsonschema:"only what matches"`
-}
-
-// queryArg finds elements on a page too big to read whole (the surface's
-// default limit of matches applies).
-type queryArg struct {
-	Role string `json:"role,omitempty"`
-	Name string `json:"name,omitempty"`
-	Text string `json:"text,omitempty"`
 }
 
 type clickIn struct {
 	ElementArgs
 	SnapshotAfter
+	EffectKey
 }
 
 type typeIn struct {
@@ -250,6 +249,7 @@ type typeIn struct {
 	Clear  *bool  `json:"clear,omitempty" jsonschema:"default true; false appends"`
 	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after"`
 	SnapshotAfter
+	EffectKey
 }
 
 type formField struct {
@@ -268,12 +268,14 @@ type pressKeyIn struct {
 	ElementArgs
 	Key string `json:"key" jsonschema:"e.g. Enter, Control+a"`
 	SnapshotAfter
+	EffectKey
 }
 
 type selectIn struct {
 	ElementArgs
 	Values []string `json:"values"`
 	SnapshotAfter
+	EffectKey
 }
 
 type waitIn struct {
@@ -327,14 +329,15 @@ type cdpIn struct {
 	PageArg
 	Method string         `json:"method" jsonschema:"e.g. DOM.getDocument"`
 	Params map[string]any `json:"params,omitempty"`
+	EffectKey
 }
 
 // elementTerms describes the element arguments once, in browser_click; the
 // other element tools take the same and leave them undescribed, since
 // every byte of the tool list reaches the model on every turn.
 func elementTerms(s *jsonschema.Schema) {
-	s.Properties["ref"].Description = "e5, from the latest browser_snapshot"
-	s.Properties["target"].Description = "instead of ref: {role,name}, {label}, {text}, {placeholder}, {testId} or {css}; +index"
+	s.Properties["ref"].Description = "e5, from the latest browser_snapshot (or from snapshotId's)"
+	s.Properties["target"].Description = "instead of ref: {role,name}, {label}, {text}, {placeholder}, {testId} or {css}; +index among visible matches"
 }
 
 // schemaTweaks tighten derived schemas.
@@ -365,14 +368,14 @@ func maxItems(s *jsonschema.Schema, field string, lo, hi int) {
 	p.MinItems, p.MaxItems = &lo, &hi
 }
 
-func (f *fillFormIn) fillSnapshot(latest func(page, ref string) string) {
+func (f *fillFormIn) fillSnapshot(latest func(page string) string) {
 	for i := range f.Fields {
 		f.Fields[i].ElementRef.fillSnapshot(f.Page, latest)
 	}
 }
 
-func (s *snapshotIn) fillSnapshot(latest func(page, ref string) string) {
+func (s *snapshotIn) fillSnapshot(latest func(page string) string) {
 	if s.Scope != nil && s.Scope.Ref != "" && s.Scope.SnapshotID == "" {
-		s.Scope.SnapshotID = latest(s.Page, s.Scope.Ref)
+		s.Scope.SnapshotID = latest(s.Page)
 	}
 }

@@ -65,7 +65,7 @@ func TestPlaywrightShapes(t *testing.T) {
 		{"browser_click", map[string]any{"target": map[string]any{"name": "Send"}}, "target.name goes with target.role"},
 		{"browser_click", map[string]any{"ref": send, "target": map[string]any{"label": "Email"}}, "ref or target, not both"},
 		{"browser_click", map[string]any{"ref": "Send"}, `ref "Send" is not a ref like e5`},
-		{"browser_click", map[string]any{"refs": send}, `unknown argument "refs"; this tool takes element, page, ref, snapshot, snapshotId, target`},
+		{"browser_click", map[string]any{"refs": send}, `unknown argument "refs"; this tool takes element, idempotencyKey, page, ref, snapshot, snapshotId, target`},
 		{"browser_click", map[string]any{}, "name the element: ref"},
 		{"browser_wait_for", map[string]any{"text": "x", "timeout": "soon"}, "timeout must be a number"},
 		{"browser_wait_for", map[string]any{"text": "x", "time": 1}, "time waits alone"},

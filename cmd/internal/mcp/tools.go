@@ -10,7 +10,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -42,7 +41,7 @@ func (s *Server) addTools() {
 		desc: "Launch a Chromium webcodex owns: headless on a fresh profile removed on close, or a kept managed one."},
 		nil, s.launch)
 	addTool(s, toolSpec{name: "browser_attach", anyOf: control,
-		desc: "Attach to the person's running Chrome or Edge, or a tab they shared, if the owner allows it and the person approves."},
+		desc: "Attach to the person's running Chrome or Edge (candidate), or a tab they shared (offer), once the owner allows and the person approves."},
 		nil, s.attach)
 	addTool(s, toolSpec{name: "browser_discover", anyOf: read, readOnly: true, closedWorld: true,
 		desc: "What can be launched or attached here: managed profiles, installed browsers with their next step, shared tabs."},
@@ -64,12 +63,10 @@ func (s *Server) addTools() {
 		desc: "Load a URL in the current tab, launching a browser if none; only allowed origins load."},
 		nil, s.navigate)
 	addTool(s, toolSpec{name: "browser_snapshot", anyOf: read, readOnly: true,
-		desc: "The page as an outline: role \"name\" [states] per line, [e5] refs on actionable lines, similar rows folded. query finds elements on a big page."},
-		func(sc *jsonschema.Schema) {
-			bounds(sc, "maxChars", 0, 200000)
-		}, s.snapshot)
+		desc: "The page as an outline, role \"name\" [states] per line, refs like [e5] on actionable lines; similar rows fold into one line."},
+		func(sc *jsonschema.Schema) { bounds(sc, "maxChars", 0, 200000) }, s.snapshot)
 	addTool(s, toolSpec{name: "browser_click", anyOf: control,
-		desc: "Click with real mouse input, checked to hit the element; a missing, hidden, disabled, covered or ambiguous one is refused."},
+		desc: "Click with real mouse input, checked to hit the element. Missing, hidden, disabled, covered or ambiguous elements are refused, never guessed."},
 		elementTerms, s.click)
 	addTool(s, toolSpec{name: "browser_type", anyOf: control,
 		desc: "Type as real input, replacing the value unless clear is false; submit presses Enter. Never echoes the text."},
@@ -90,7 +87,7 @@ func (s *Server) addTools() {
 		desc: "Move the mouse over an element (menus, tooltips)."},
 		nil, s.hover)
 	addTool(s, toolSpec{name: "browser_wait_for", anyOf: read, readOnly: true,
-		desc: "Wait for text, textGone, an element's condition, the url or the load; running out of timeout is an error. time alone waits."},
+		desc: "Wait for text, textGone, an element's condition, the url or the load; time alone just waits. A timeout is an error."},
 		func(sc *jsonschema.Schema) {
 			enum(sc, "condition", "visible", "hidden", "enabled", "load", "url")
 			bounds(sc, "timeout", 0, maxWaitSeconds)
@@ -236,13 +233,7 @@ func (s *Server) snapshotReply(ctx context.Context, req localapi.SnapshotRequest
 	if err != nil {
 		return snapshotView{}, err
 	}
-	switch {
-	case req.Cursor != "": // a chunk of a snapshot noted when it was taken
-	case req.Query != nil:
-		s.snaps.noteQuery(req.Page, v.id, snap.Text)
-	default:
-		s.snaps.note(req.Page, v.id)
-	}
+	s.snaps.note(req.Page, v.id)
 	return v, nil
 }
 
@@ -442,7 +433,7 @@ func (s *Server) navigate(ctx context.Context, c *toolCall, in navigateIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	nav, err := call(ctx, s.runner, localapi.Goto, localapi.GotoRequest{Page: page, URL: in.URL})
+	nav, err := call(ctx, s.runner, localapi.Goto, localapi.GotoRequest{Page: page, URL: in.URL, IdempotencyKey: in.IdempotencyKey})
 	if err != nil {
 		return nil, err
 	}
@@ -475,12 +466,6 @@ func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any,
 	if in.Scope != nil && !in.Scope.empty() {
 		req.Scope = in.Scope.wire()
 	}
-	if q := in.Query; q != nil {
-		if q.Role == "" && q.Name == "" && q.Text == "" {
-			return nil, fsm.Refuse(fsm.InvalidArgument, `query names what to find: role, name or text, e.g. {"role":"row","text":"Item 2999"}`)
-		}
-		req.Query = &surface.Query{Role: q.Role, Name: q.Name, Text: q.Text}
-	}
 	v, err := s.snapshotReply(ctx, req)
 	if err != nil {
 		return nil, err
@@ -494,7 +479,7 @@ func (s *Server) click(ctx context.Context, c *toolCall, in clickIn) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "click", Target: t}, in.Snapshot)
+	return s.act(ctx, in.Page, localapi.ActRequest{Action: "click", Target: t, IdempotencyKey: in.IdempotencyKey}, in.Snapshot)
 }
 
 func (s *Server) hover(ctx context.Context, c *toolCall, in clickIn) (any, error) {
@@ -514,11 +499,11 @@ func (s *Server) typeText(ctx context.Context, c *toolCall, in typeIn) (any, err
 	if in.Clear != nil && !*in.Clear {
 		action = "type"
 	}
-	r, err := s.act(ctx, in.Page, localapi.ActRequest{Action: action, Target: t, Text: in.Text}, in.Snapshot && !in.Submit)
+	r, err := s.act(ctx, in.Page, localapi.ActRequest{Action: action, Target: t, Text: in.Text, IdempotencyKey: in.IdempotencyKey}, in.Snapshot && !in.Submit)
 	if err != nil || !in.Submit {
 		return r, err
 	}
-	sub, err := s.act(ctx, r.fields["page"].(string), localapi.ActRequest{Action: "press", Target: t, Keys: "Enter"}, in.Snapshot)
+	sub, err := s.act(ctx, r.fields["page"].(string), localapi.ActRequest{Action: "press", Target: t, Keys: "Enter", IdempotencyKey: subKey(in.IdempotencyKey, "submit")}, in.Snapshot)
 	if err != nil {
 		ref, ok := fsm.AsRefusal(err)
 		if !ok {
@@ -587,7 +572,7 @@ func (s *Server) pressKey(ctx context.Context, c *toolCall, in pressKeyIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "press", Target: t, Keys: in.Key}, in.Snapshot)
+	return s.act(ctx, in.Page, localapi.ActRequest{Action: "press", Target: t, Keys: in.Key, IdempotencyKey: in.IdempotencyKey}, in.Snapshot)
 }
 
 func (s *Server) selectOption(ctx context.Context, c *toolCall, in selectIn) (any, error) {
@@ -595,7 +580,7 @@ func (s *Server) selectOption(ctx context.Context, c *toolCall, in selectIn) (an
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "select", Target: t, Values: in.Values}, in.Snapshot)
+	return s.act(ctx, in.Page, localapi.ActRequest{Action: "select", Target: t, Values: in.Values, IdempotencyKey: in.IdempotencyKey}, in.Snapshot)
 }
 
 func (s *Server) waitFor(ctx context.Context, c *toolCall, in waitIn) (any, error) {
@@ -876,5 +861,14 @@ func (s *Server) cdp(ctx context.Context, c *toolCall, in cdpIn) (any, error) {
 			return nil, fsm.Refuse(fsm.InvalidArgument, "params must be a JSON object")
 		}
 	}
-	return call(ctx, s.runner, localapi.CDP, localapi.CDPRequest{Page: page, Method: in.Method, Params: params})
+	return call(ctx, s.runner, localapi.CDP, localapi.CDPRequest{Page: page, Method: in.Method, Params: params, IdempotencyKey: in.IdempotencyKey})
+}
+
+// subKey derives the key of a call's second effect (type's Enter) from the
+// caller's, so a repeat repeats neither; "" stays "" (minted per effect).
+func subKey(key, part string) string {
+	if key == "" {
+		return ""
+	}
+	return key + "#" + part
 }

@@ -36,24 +36,78 @@ const (
 // page's mutation gate. A result that carries page data is returned only if
 // the page still shows the document that was authorized; otherwise it is
 // discarded and the call refused. The result is bounded.
+//
+// The command is a side effect under the effect ledger (ledger.go): a
+// repeated idempotency key answers with the recorded outcome and sends
+// nothing; an answer lost with the connection is outcome_unknown.
 func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ localapi.CDPResult, err error) {
 	defer func() { r.auditPageOp(ctx, req.Page, "cdp:"+policyName(req.Method), "", err) }()
 	ctx, settle := r.call(ctx, req.Page, "the CDP command", r.callBound())
 	defer func() { err = settle(err) }()
-	p, err := r.page(req.Page)
+	what := struct{ Method, Params string }{req.Method, string(req.Params)}
+	entry, fresh, err := r.claimEffect(ctx, req.IdempotencyKey, "cdp", what)
 	if err != nil {
 		return localapi.CDPResult{}, err
 	}
-	tier := policy.TierFor(p.browser.gate.OpenWeb())
-	if err := policy.Check(req.Method, tier, p.browser.mode == localapi.ModeAttached, p.browser.allowEvaluate); err != nil {
+	if !fresh {
+		return recorded[localapi.CDPResult](replayed(entry.Replay(ctx)))
+	}
+	c, err := r.prepareCDP(ctx, req)
+	if err != nil {
+		r.cancelEffect(entry, err)
 		return localapi.CDPResult{}, err
 	}
+	defer c.release()
+	o, err := entry.Dispatch(ctx, func(ctx context.Context) (lease.Outcome, lease.EffectTrigger) {
+		var res jsonv2.Value
+		if err := c.sess.Call(ctx, req.Method, c.params, &res); err != nil {
+			err = cdpErr(err)
+			if _, ok := errors.AsType[*cdp.InboundTooLargeError](err); ok {
+				return lease.Outcome{Err: err}, lease.EffectAck // it ran; its answer was discarded
+			}
+			return lease.Outcome{Err: err}, settleOf(err)
+		}
+		out, err := c.answer(ctx, res)
+		if err == nil {
+			out, err = json.Marshal(localapi.CDPResult{Page: req.Page, Method: req.Method, Result: out})
+		}
+		return lease.Outcome{Result: out, Err: err}, lease.EffectAck // it ran, whatever is withheld
+	})
+	if err != nil {
+		return localapi.CDPResult{}, err
+	}
+	return recorded[localapi.CDPResult](o.Result, o.Err)
+}
+
+// preparedCDP is a raw command checked and ready to send: everything
+// refused before it is sent is refused in prepareCDP.
+type preparedCDP struct {
+	p       *Page
+	sess    *cdp.Session
+	params  any
+	doc     string
+	tier    policy.Tier
+	release func() // the page's mutation gate
+}
+
+// prepareCDP runs the checks before a raw command is sent, in order: the
+// command table, the parameters, the origin gate on the live document, the
+// page's mutation gate and the raw session.
+func (r *Runner) prepareCDP(ctx context.Context, req localapi.CDPRequest) (*preparedCDP, error) {
+	p, err := r.page(req.Page)
+	if err != nil {
+		return nil, err
+	}
+	tier := policy.TierFor(p.browser.gate.OpenWeb())
+	if err := policy.Check(req.Method, tier, p.browser.mode == localapi.ModeAttached, p.browser.allowEvaluate); err != nil {
+		return nil, err
+	}
 	if len(req.Params) > maxCDPParamsBytes {
-		return localapi.CDPResult{}, fsm.Refusef(fsm.LimitExceeded, "the params are larger than %d bytes", maxCDPParamsBytes)
+		return nil, fsm.Refusef(fsm.LimitExceeded, "the params are larger than %d bytes", maxCDPParamsBytes)
 	}
 	trimmed := bytes.TrimSpace(req.Params)
 	if err := policy.CheckParams(req.Method, tier, trimmed); err != nil {
-		return localapi.CDPResult{}, err
+		return nil, err
 	}
 	var params any
 	if len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
@@ -61,24 +115,27 @@ func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ localapi.C
 	}
 	doc, err := p.authorizedDocument(ctx)
 	if err != nil {
-		return localapi.CDPResult{}, err
+		return nil, err
 	}
 	t, err := r.gates.Acquire(ctx, lease.GateKey{Browser: p.browser.id, Target: string(p.target)})
 	if err != nil {
-		return localapi.CDPResult{}, err
+		return nil, err
 	}
-	defer t.Release()
 	if err := t.Check(); err != nil {
-		return localapi.CDPResult{}, err
+		t.Release()
+		return nil, err
 	}
 	sess, err := p.rawSession(ctx, doc)
 	if err != nil {
-		return localapi.CDPResult{}, err
+		t.Release()
+		return nil, err
 	}
-	var res jsonv2.Value
-	if err := sess.Call(ctx, req.Method, params, &res); err != nil {
-		return localapi.CDPResult{}, cdpErr(err)
-	}
+	return &preparedCDP{p: p, sess: sess, params: params, doc: doc, tier: tier, release: t.Release}, nil
+}
+
+// answer is the result of a command that ran: kept only if the page still
+// shows the authorized document when it carries page data, and bounded.
+func (c *preparedCDP) answer(ctx context.Context, res jsonv2.Value) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(res)) == 0 {
 		res = jsonv2.Value("{}")
 	}
@@ -86,14 +143,14 @@ func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ localapi.C
 		// The command may have run in a document that replaced the
 		// authorized one (a navigation raced it): its data is kept only if
 		// the page still shows the authorized document.
-		if err := p.sameDocument(ctx, doc, tier); err != nil {
-			return localapi.CDPResult{}, err
+		if err := c.p.sameDocument(ctx, c.doc, c.tier); err != nil {
+			return nil, err
 		}
 	}
 	if len(res) > maxCDPResultChars {
-		return localapi.CDPResult{}, fsm.Refusef(fsm.LimitExceeded, "the result is %d characters; raw CDP results are bounded at %d: ask for less", len(res), maxCDPResultChars)
+		return nil, fsm.Refusef(fsm.LimitExceeded, "the result is %d characters; raw CDP results are bounded at %d: ask for less", len(res), maxCDPResultChars)
 	}
-	return localapi.CDPResult{Page: req.Page, Method: req.Method, Result: json.RawMessage(res)}, nil
+	return json.RawMessage(res), nil
 }
 
 // authorizedDocument judges the page's live document with the origin gate

@@ -15,6 +15,7 @@ import (
 	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/lease"
 )
 
 // Bounds of page reads.
@@ -72,21 +73,57 @@ func (r *Runner) Goto(ctx context.Context, req localapi.GotoRequest) (_ localapi
 	defer func() { r.auditPageOp(ctx, req.Page, "navigate", req.URL, err) }()
 	ctx, settle := r.call(ctx, req.Page, "the navigation", r.callBound())
 	defer func() { err = settle(err) }()
-	p, err := r.page(req.Page)
+	what := req
+	what.Page, what.IdempotencyKey = "", ""
+	entry, fresh, err := r.claimEffect(ctx, req.IdempotencyKey, "navigate", what)
 	if err != nil {
 		return localapi.NavResult{}, err
 	}
+	if !fresh {
+		return r.replayNavigation(ctx, entry, req)
+	}
+	p, err := r.navigablePage(ctx, req)
+	if err != nil {
+		r.cancelEffect(entry, err)
+		return localapi.NavResult{}, err
+	}
+	o, err := entry.Dispatch(ctx, func(ctx context.Context) (lease.Outcome, lease.EffectTrigger) {
+		nav, err := r.navigate(ctx, p, req)
+		if err != nil {
+			return lease.Outcome{Err: err}, settleOf(err)
+		}
+		out, err := json.Marshal(nav)
+		return lease.Outcome{Result: out, Err: err}, lease.EffectAck
+	})
+	if err != nil {
+		return localapi.NavResult{}, err
+	}
+	return navResultOf(o)
+}
+
+// navigablePage is the page a navigation may start from, to a URL it may
+// go to: what is checked before anything is dispatched.
+func (r *Runner) navigablePage(ctx context.Context, req localapi.GotoRequest) (*Page, error) {
+	p, err := r.page(req.Page)
+	if err != nil {
+		return nil, err
+	}
 	if p.personal() {
 		if err := p.authorize(ctx); err != nil {
-			return localapi.NavResult{}, err
+			return nil, err
 		}
 	}
 	if err := checkNavigationURL(req.URL); err != nil {
-		return localapi.NavResult{}, err
+		return nil, err
 	}
 	if err := p.browser.gate.Check(req.URL); err != nil {
-		return localapi.NavResult{}, err
+		return nil, err
 	}
+	return p, nil
+}
+
+// navigate is the navigation itself, dispatched once by the ledger.
+func (r *Runner) navigate(ctx context.Context, p *Page, req localapi.GotoRequest) (localapi.NavResult, error) {
 	nctx, cancel := context.WithTimeout(ctx, navigationTimeout)
 	defer cancel()
 	nav, err := p.surf.Navigate(nctx, req.URL)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/lease"
 )
 
 // maxWait bounds any wait an agent asks for.
@@ -43,7 +45,7 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ 
 		}
 		return localapi.SnapshotResult{Page: req.Page, Snapshot: *s}, nil
 	}
-	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars, Scope: req.Scope, Query: req.Query}
+	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars, Scope: req.Scope}
 	s, err := p.surf.Snapshot(ctx, opts)
 	if err != nil {
 		return localapi.SnapshotResult{}, err
@@ -54,37 +56,55 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ 
 	return localapi.SnapshotResult{Page: req.Page, Snapshot: *s}, nil
 }
 
-// Act performs one side-effecting action. It is recorded in the effect
-// ledger: dispatched once, never replayed; a lost acknowledgement is
+// Act performs one side-effecting action under the effect ledger
+// (ledger.go): dispatched once, never replayed; a repeated idempotency key
+// answers with the recorded outcome; a lost acknowledgement is
 // outcome_unknown.
 func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (_ localapi.ActResult, err error) {
 	ctx, settle := r.call(ctx, req.Page, "the action", r.callBound())
 	defer func() { err = settle(err) }()
+	what := req
+	what.Page, what.IdempotencyKey = "", ""
+	entry, fresh, err := r.claimEffect(ctx, req.IdempotencyKey, "act", what)
+	if err != nil {
+		return localapi.ActResult{}, err
+	}
+	if !fresh {
+		return recorded[localapi.ActResult](replayed(entry.Replay(ctx)))
+	}
 	p, err := r.readablePage(ctx, req.Page)
 	if err != nil {
 		r.auditPageOp(ctx, req.Page, req.Action, "", err) // a refused effect is recorded too
+		r.cancelEffect(entry, err)
 		return localapi.ActResult{}, err
 	}
 	acted := r.pageOrigin(ctx, p) // the origin acted on, before the action may navigate
-	entry, err := r.ledger.Begin(newID("e"))
+	o, err := entry.Dispatch(ctx, func(ctx context.Context) (lease.Outcome, lease.EffectTrigger) {
+		res, err := r.act(ctx, p, req)
+		r.auditAct(ctx, p, acted, req, err)
+		if err != nil {
+			return lease.Outcome{Err: err}, settleOf(err)
+		}
+		out, err := json.Marshal(localapi.ActResult{Page: req.Page, ActionResult: *res})
+		return lease.Outcome{Result: out, Err: err}, lease.EffectAck // it happened, whatever the encoding did
+	})
 	if err != nil {
 		return localapi.ActResult{}, err
 	}
-	entry.Dispatch()
-	res, err := r.act(ctx, p, req)
-	switch {
-	case err == nil:
-		entry.Ack()
-	case fsm.IsCode(err, fsm.OutcomeUnknown):
-		entry.AckLost()
-	default:
-		entry.Fail()
-	}
-	r.auditAct(ctx, p, acted, req, err)
+	return recorded[localapi.ActResult](o.Result, o.Err)
+}
+
+// recorded decodes an effect's answer as the ledger recorded it (as JSON,
+// to replay it to a repeated key).
+func recorded[T any](raw json.RawMessage, err error) (T, error) {
+	var v T
 	if err != nil {
-		return localapi.ActResult{}, err
+		return v, err
 	}
-	return localapi.ActResult{Page: req.Page, ActionResult: *res}, nil
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return v, fmt.Errorf("runner: decode the recorded answer: %w", err)
+	}
+	return v, nil
 }
 
 func (r *Runner) act(ctx context.Context, p *Page, req localapi.ActRequest) (*surface.ActionResult, error) {
