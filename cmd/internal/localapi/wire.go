@@ -298,6 +298,9 @@ type SnapshotRequest struct {
 	Since       string  `json:"since,omitempty"`
 	MaxChars    int     `json:"maxChars,omitempty"`
 	Cursor      string  `json:"cursor,omitempty"`
+	// Query outlines only the elements that match (a snapshot of its own
+	// id), for a page too big to read whole.
+	Query *surface.Query `json:"query,omitempty"`
 }
 
 // ActRequest is one page action: click, hover, type, fill, press, select,

@@ -120,9 +120,9 @@ type ElementRef struct {
 // fillSnapshot records the page's latest snapshot for a bare ref. The ref
 // stays fenced: the Runner refuses it as stale when that snapshot's
 // document is gone, and never rebinds it to another snapshot.
-func (e *ElementRef) fillSnapshot(page string, latest func(page string) string) {
-	if e.ref() != "" && e.snapshotID() == "" {
-		e.latest = latest(page)
+func (e *ElementRef) fillSnapshot(page string, latest func(page, ref string) string) {
+	if ref := e.ref(); ref != "" && e.snapshotID() == "" {
+		e.latest = latest(page, ref)
 	}
 }
 
@@ -140,13 +140,13 @@ func (e *ElementRef) snapshotID() string {
 	return e.SnapshotID
 }
 
-func (a *ElementArgs) fillSnapshot(latest func(page string) string) {
+func (a *ElementArgs) fillSnapshot(latest func(page, ref string) string) {
 	a.ElementRef.fillSnapshot(a.Page, latest)
 }
 
 // snapshotFiller is implemented by arguments that may carry a bare ref.
 type snapshotFiller interface {
-	fillSnapshot(latest func(page string) string)
+	fillSnapshot(latest func(page, ref string) string)
 }
 
 // target returns the one target the arguments name. required says a
@@ -204,9 +204,9 @@ type attachIn struct {
 	Candidate  string `json:"candidate,omitempty" jsonschema:"from browser_discover"`
 	ProfileDir string `json:"profileDir,omitempty" jsonschema:"or its profile directory"`
 	Endpoint   string `json:"endpoint,omitempty" jsonschema:"or its 127.0.0.1:PORT"`
-	Offer      string `json:"offer,omitempty" jsonschema:"or a shared tab's offer"`
+	Offer      string `json:"offer,omitempty" jsonschema:"or a shared tab"`
 	// The person decides: the request is shown at approval.
-	PressPrompt bool `json:"pressPrompt,omitempty" jsonschema:"offer to press Chrome's prompt"`
+	PressPrompt bool `json:"pressPrompt,omitempty" jsonschema:"press Chrome's prompt for them"`
 }
 
 type emptyIn struct{}
@@ -235,6 +235,15 @@ type snapshotIn struct {
 	Since       string     `json:"since,omitempty" jsonschema:"a snapshotId: changes since"`
 	MaxChars    int        `json:"maxChars,omitempty" jsonschema:"default 20000"`
 	Cursor      string     `json:"cursor,omitempty" jsonschema:"the next chunk"`
+	Query       *queryArg  `json:"query,omitempty" jsonschema:"only what matches"`
+}
+
+// queryArg finds elements on a page too big to read whole (the surface's
+// default limit of matches applies).
+type queryArg struct {
+	Role string `json:"role,omitempty"`
+	Name string `json:"name,omitempty"`
+	Text string `json:"text,omitempty"`
 }
 
 type clickIn struct {
@@ -336,8 +345,8 @@ type cdpIn struct {
 // other element tools take the same and leave them undescribed, since
 // every byte of the tool list reaches the model on every turn.
 func elementTerms(s *jsonschema.Schema) {
-	s.Properties["ref"].Description = "e5, from the latest browser_snapshot (or from snapshotId's)"
-	s.Properties["target"].Description = "instead of ref: {role,name}, {label}, {text}, {placeholder}, {testId} or {css}; +index among visible matches"
+	s.Properties["ref"].Description = "e5, from the latest browser_snapshot"
+	s.Properties["target"].Description = "instead of ref: {role,name}, {label}, {text}, {placeholder}, {testId} or {css}; +index"
 }
 
 // schemaTweaks tighten derived schemas.
@@ -368,14 +377,14 @@ func maxItems(s *jsonschema.Schema, field string, lo, hi int) {
 	p.MinItems, p.MaxItems = &lo, &hi
 }
 
-func (f *fillFormIn) fillSnapshot(latest func(page string) string) {
+func (f *fillFormIn) fillSnapshot(latest func(page, ref string) string) {
 	for i := range f.Fields {
 		f.Fields[i].ElementRef.fillSnapshot(f.Page, latest)
 	}
 }
 
-func (s *snapshotIn) fillSnapshot(latest func(page string) string) {
+func (s *snapshotIn) fillSnapshot(latest func(page, ref string) string) {
 	if s.Scope != nil && s.Scope.Ref != "" && s.Scope.SnapshotID == "" {
-		s.Scope.SnapshotID = latest(s.Page)
+		s.Scope.SnapshotID = latest(s.Page, s.Scope.Ref)
 	}
 }

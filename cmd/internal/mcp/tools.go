@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -41,7 +42,7 @@ func (s *Server) addTools() {
 		desc: "Launch a Chromium webcodex owns: headless on a fresh profile removed on close, or a kept managed one."},
 		nil, s.launch)
 	addTool(s, toolSpec{name: "browser_attach", anyOf: control,
-		desc: "Attach to the person's running Chrome or Edge (candidate), or a tab they shared (offer), once the owner allows and the person approves."},
+		desc: "Attach to the person's running Chrome or Edge, or a tab they shared, if the owner allows it and the person approves."},
 		nil, s.attach)
 	addTool(s, toolSpec{name: "browser_discover", anyOf: read, readOnly: true, closedWorld: true,
 		desc: "What can be launched or attached here: managed profiles, installed browsers with their next step, shared tabs."},
@@ -63,10 +64,12 @@ func (s *Server) addTools() {
 		desc: "Load a URL in the current tab, launching a browser if none; only allowed origins load."},
 		nil, s.navigate)
 	addTool(s, toolSpec{name: "browser_snapshot", anyOf: read, readOnly: true,
-		desc: "The page as an outline, role \"name\" [states] per line, refs like [e5] on actionable lines; similar rows fold into one line."},
-		func(sc *jsonschema.Schema) { bounds(sc, "maxChars", 0, 200000) }, s.snapshot)
+		desc: "The page as an outline: role \"name\" [states] per line, [e5] refs on actionable lines, similar rows folded. query finds elements on a big page."},
+		func(sc *jsonschema.Schema) {
+			bounds(sc, "maxChars", 0, 200000)
+		}, s.snapshot)
 	addTool(s, toolSpec{name: "browser_click", anyOf: control,
-		desc: "Click with real mouse input, checked to hit the element. Missing, hidden, disabled, covered or ambiguous elements are refused, never guessed."},
+		desc: "Click with real mouse input, checked to hit the element; a missing, hidden, disabled, covered or ambiguous one is refused."},
 		elementTerms, s.click)
 	addTool(s, toolSpec{name: "browser_type", anyOf: control,
 		desc: "Type as real input, replacing the value unless clear is false; submit presses Enter. Never echoes the text."},
@@ -87,7 +90,7 @@ func (s *Server) addTools() {
 		desc: "Move the mouse over an element (menus, tooltips)."},
 		nil, s.hover)
 	addTool(s, toolSpec{name: "browser_wait_for", anyOf: read, readOnly: true,
-		desc: "Wait for text, textGone, an element's condition, the url or the load; time alone just waits. A timeout is an error."},
+		desc: "Wait for text, textGone, an element's condition, the url or the load; running out of timeout is an error. time alone waits."},
 		func(sc *jsonschema.Schema) {
 			enum(sc, "condition", "visible", "hidden", "enabled", "load", "url")
 			bounds(sc, "timeout", 0, maxWaitSeconds)
@@ -233,7 +236,13 @@ func (s *Server) snapshotReply(ctx context.Context, req localapi.SnapshotRequest
 	if err != nil {
 		return snapshotView{}, err
 	}
-	s.snaps.note(req.Page, v.id)
+	switch {
+	case req.Cursor != "": // a chunk of a snapshot noted when it was taken
+	case req.Query != nil:
+		s.snaps.noteQuery(req.Page, v.id, snap.Text)
+	default:
+		s.snaps.note(req.Page, v.id)
+	}
 	return v, nil
 }
 
@@ -465,6 +474,12 @@ func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any,
 	req := localapi.SnapshotRequest{Page: page, Interactive: in.Interactive, Since: in.Since, MaxChars: in.MaxChars, Cursor: in.Cursor}
 	if in.Scope != nil && !in.Scope.empty() {
 		req.Scope = in.Scope.wire()
+	}
+	if q := in.Query; q != nil {
+		if q.Role == "" && q.Name == "" && q.Text == "" {
+			return nil, fsm.Refuse(fsm.InvalidArgument, `query names what to find: role, name or text, e.g. {"role":"row","text":"Item 2999"}`)
+		}
+		req.Query = &surface.Query{Role: q.Role, Name: q.Name, Text: q.Text}
 	}
 	v, err := s.snapshotReply(ctx, req)
 	if err != nil {

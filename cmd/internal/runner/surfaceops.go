@@ -45,7 +45,7 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ 
 		}
 		return localapi.SnapshotResult{Page: req.Page, Snapshot: *s}, nil
 	}
-	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars, Scope: req.Scope}
+	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars, Scope: req.Scope, Query: req.Query}
 	s, err := p.surf.Snapshot(ctx, opts)
 	if err != nil {
 		return localapi.SnapshotResult{}, err
