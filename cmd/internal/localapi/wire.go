@@ -310,6 +310,7 @@ type ActRequest struct {
 	Action string   `json:"action"`
 	Target *Target  `json:"target,omitempty"`
 	Text   string   `json:"text,omitempty"`   // type, fill
+	Slowly bool     `json:"slowly,omitempty"` // type, fill: a key event per character
 	Keys   string   `json:"keys,omitempty"`   // press: "Enter", "ArrowDown", "Control+a"
 	Values []string `json:"values,omitempty"` // select: values or visible labels
 	Files  []string `json:"files,omitempty"`  // upload: names inside the upload directory

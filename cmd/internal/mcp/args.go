@@ -257,6 +257,7 @@ type typeIn struct {
 	Text   string `json:"text"`
 	Clear  *bool  `json:"clear,omitempty" jsonschema:"default true; false appends"`
 	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after"`
+	Slowly bool   `json:"slowly,omitempty" jsonschema:"a key event per character"`
 	SnapshotAfter
 	EffectKey
 }

@@ -9,7 +9,7 @@ import (
 )
 
 const shapesPage = `<!doctype html><title>Shapes</title><h1>Shapes</h1>
-<label>Email <input id=email></label>
+<label>Email <input id=email></label><label>Code <input id=code onkeydown="window.keys = (window.keys || 0) + 1"></label>
 <button onclick="document.getElementById('n').textContent = +document.getElementById('n').textContent + 1">Send</button>
 <button>Other</button><button onclick="confirm('Sure?')">Ask</button>
 <p id=n>0</p><a href="/next">Next page</a>`
@@ -52,6 +52,15 @@ func TestPlaywrightShapes(t *testing.T) {
 	}
 	if r := s.call("browser_type", map[string]any{"ref": email, "text": "ada@example.com"}); !strings.Contains(r.text, "entered 15 of 15 characters") || strings.Contains(r.text, "ada@") {
 		t.Fatalf("type by ref = %q", r.text)
+	}
+
+	// slowly: a key event per character, as a person types.
+	code := ref(t, s.call("browser_snapshot", nil).text, `textbox "Code"`)
+	if r := s.call("browser_type", map[string]any{"ref": code, "text": "4321", "slowly": true}); !strings.Contains(r.text, "entered 4 of 4 characters") {
+		t.Fatalf("type slowly = %q", r.text)
+	}
+	if v := s.ok("browser_evaluate", map[string]any{"expression": "window.keys + '/' + document.getElementById('code').value"}); v["value"] != "4/4321" {
+		t.Fatalf("typed slowly: %v, want 4 key events and the text", v["value"])
 	}
 
 	// The project's own refusals, naming the argument.

@@ -514,7 +514,7 @@ func (s *Server) typeText(ctx context.Context, c *toolCall, in typeIn) (any, err
 	if in.Clear != nil && !*in.Clear {
 		action = "type"
 	}
-	r, err := s.act(ctx, in.Page, localapi.ActRequest{Action: action, Target: t, Text: in.Text, IdempotencyKey: in.IdempotencyKey}, in.Snapshot && !in.Submit)
+	r, err := s.act(ctx, in.Page, localapi.ActRequest{Action: action, Target: t, Text: in.Text, Slowly: in.Slowly, IdempotencyKey: in.IdempotencyKey}, in.Snapshot && !in.Submit)
 	if err != nil || !in.Submit {
 		return r, err
 	}

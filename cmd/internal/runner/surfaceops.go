@@ -125,10 +125,8 @@ func (r *Runner) act(ctx context.Context, p *Page, req localapi.ActRequest) (*su
 			return p.surf.Click(ctx, t)
 		case "hover":
 			return p.surf.Hover(ctx, t)
-		case "type":
-			return p.surf.Type(ctx, t, req.Text)
-		case "fill":
-			return p.surf.Fill(ctx, t, req.Text)
+		case "type", "fill":
+			return p.surf.TypeText(ctx, t, req.Text, surface.TypeOptions{Clear: req.Action == "fill", Slowly: req.Slowly})
 		case "select":
 			return p.surf.Select(ctx, t, req.Values...)
 		case "check":
