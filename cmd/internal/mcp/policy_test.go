@@ -90,25 +90,30 @@ func TestReadOnlyServer(t *testing.T) {
 	t.Parallel() // its own MCP server, Runner and browsers
 	s := startServer(t, serverOpts{args: []string{"--scopes", "browser:read"}})
 	effects := map[string]map[string]any{
-		"browser_launch":         {},
-		"browser_attach":         {"candidate": "chromium"},
-		"browser_reconnect":      {},
-		"browser_close":          {},
-		"browser_adopt":          {"browser": "b-1"},
-		"browser_navigate":       {"url": "http://127.0.0.1:1/"},
-		"browser_click":          {"target": map[string]any{"text": "x"}},
-		"browser_type":           {"target": map[string]any{"label": "x"}, "text": "secret"},
-		"browser_fill_form":      {"fields": []any{map[string]any{"target": map[string]any{"label": "x"}, "type": "textbox", "value": "v"}}},
-		"browser_press_key":      {"key": "Enter"},
-		"browser_select_option":  {"target": map[string]any{"label": "x"}, "values": []string{"a"}},
-		"browser_hover":          {"target": map[string]any{"text": "x"}},
-		"browser_evaluate":       {"expression": "1"},
-		"browser_file_upload":    {"target": map[string]any{"label": "x"}, "files": []string{"a"}},
-		"browser_handle_dialog":  {"accept": true},
-		"browser_cdp":            {"method": "Runtime.evaluate"},
-		"browser_tabs new":       {"action": "new"},
-		"browser_tabs close":     {"action": "close", "page": "p-1"},
-		"browser_tabs (no more)": nil,
+		"browser_launch":           {},
+		"browser_attach":           {"candidate": "chromium"},
+		"browser_reconnect":        {},
+		"browser_close":            {},
+		"browser_adopt":            {"browser": "b-1"},
+		"browser_navigate":         {"url": "http://127.0.0.1:1/"},
+		"browser_click":            {"target": map[string]any{"text": "x"}},
+		"browser_type":             {"target": map[string]any{"label": "x"}, "text": "secret"},
+		"browser_fill_form":        {"fields": []any{map[string]any{"target": map[string]any{"label": "x"}, "type": "textbox", "value": "v"}}},
+		"browser_press_key":        {"key": "Enter"},
+		"browser_select_option":    {"target": map[string]any{"label": "x"}, "values": []string{"a"}},
+		"browser_hover":            {"target": map[string]any{"text": "x"}},
+		"browser_evaluate":         {"expression": "1"},
+		"browser_file_upload":      {"target": map[string]any{"label": "x"}, "files": []string{"a"}},
+		"browser_handle_dialog":    {"accept": true},
+		"browser_cdp":              {"method": "Runtime.evaluate"},
+		"browser_tabs new":         {"action": "new"},
+		"browser_tabs close":       {"action": "close", "page": "p-1"},
+		"browser_navigate_back":    {},
+		"browser_navigate_forward": {},
+		"browser_reload":           {},
+		"browser_probe":            {"action": "click", "ref": "e1"},
+		"browser_downloads save":   {"id": "d1", "save": "/tmp"},
+		"browser_tabs (no more)":   nil,
 	}
 	for name, args := range effects {
 		if args == nil {
@@ -138,7 +143,8 @@ func TestReadOnlyServer(t *testing.T) {
 	noSecrets(t, "the audit trail", audit, "secret")
 	// Every tool outside browser:read is in the list above.
 	readOnly := map[string]bool{"browser_discover": true, "browser_status": true, "browser_snapshot": true, "browser_wait_for": true,
-		"browser_take_screenshot": true, "browser_console_messages": true, "browser_network_requests": true, "browser_tabs": true}
+		"browser_take_screenshot": true, "browser_console_messages": true, "browser_network_requests": true, "browser_tabs": true,
+		"browser_scroll": true, "browser_downloads": true}
 	for _, tool := range toolOrder {
 		if _, ok := effects[tool]; !ok && !readOnly[tool] {
 			t.Errorf("%s is neither checked here nor read-only", tool)

@@ -120,6 +120,7 @@ func (s *Server) addTools() {
 	addTool(s, toolSpec{name: "browser_cdp", anyOf: control,
 		desc: "One page-scoped DevTools Protocol command; those that bypass a boundary are refused. Off for attached browsers unless allowed."},
 		nil, s.cdp)
+	s.addVerbTools(read, control) // history, scroll, probe, downloads (tools_verbs.go)
 }
 
 // ---------------------------------------------------------------- helpers
