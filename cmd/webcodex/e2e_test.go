@@ -40,6 +40,7 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	tracecheck.Track(t)
 	if _, err := platform.FindChromium(); err != nil {
 		if testing.Short() {
 			t.Skip("Chromium missing (-short)")

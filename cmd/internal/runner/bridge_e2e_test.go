@@ -18,6 +18,7 @@ import (
 	"github.com/webcodex/webcodex/extension/rendezvous"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -50,6 +51,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // reports it; closing the Runner ends the host and the extension shows
 // disconnected.
 func TestExtensionBridgeEndToEnd(t *testing.T) {
+	tracecheck.Track(t)
 	root := t.TempDir()
 	state := filepath.Join(root, "state")
 	udd := filepath.Join(root, "profile")
