@@ -30,6 +30,24 @@ func (r *Runner) readablePage(ctx context.Context, id string) (*Page, error) {
 	return p, nil
 }
 
+// readablePageAt is readablePage that also returns the origin it judged,
+// so that an action audits the origin it acted on without reading the page
+// a second time (one CDP round trip less per action).
+func (r *Runner) readablePageAt(ctx context.Context, id string) (*Page, string, error) {
+	p, err := r.page(id)
+	if err != nil {
+		return nil, "", err
+	}
+	ident, err := p.surf.Identity(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := p.judge(ident.URL); err != nil {
+		return nil, "", err
+	}
+	return p, originOf(ident.URL), nil
+}
+
 // Snapshot returns one chunk of the page outline with refs.
 func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ localapi.SnapshotResult, err error) {
 	ctx, settle := r.call(ctx, req.Page, "the snapshot", r.callBound())
@@ -72,13 +90,12 @@ func (r *Runner) Act(ctx context.Context, req localapi.ActRequest) (_ localapi.A
 	if !fresh {
 		return recorded[localapi.ActResult](replayed(entry.Replay(ctx)))
 	}
-	p, err := r.readablePage(ctx, req.Page)
+	p, acted, err := r.readablePageAt(ctx, req.Page) // acted: the origin acted on, before the action may navigate
 	if err != nil {
 		r.auditPageOp(ctx, req.Page, req.Action, "", err) // a refused effect is recorded too
 		r.cancelEffect(entry, err)
 		return localapi.ActResult{}, err
 	}
-	acted := r.pageOrigin(ctx, p) // the origin acted on, before the action may navigate
 	o, err := entry.Dispatch(ctx, func(ctx context.Context) (lease.Outcome, lease.EffectTrigger) {
 		res, err := r.act(ctx, p, req)
 		r.auditAct(ctx, p, acted, req, err)
