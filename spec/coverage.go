@@ -56,11 +56,8 @@ var Unreached = map[string]map[string]string{
 		"consent_prompt_observed --connected--> endpoint_generation_incremented":        "the handshake completing after the prompt was seen but before the press: a timing a real run cannot stage",
 		"consent_prompt_observed --dial_failed--> process_profile_endpoint_revalidated": "a reconnect dial failing after the prompt appeared: not staged by a real-browser test yet",
 		"consent_pressed --dial_failed--> process_profile_endpoint_revalidated":         "a reconnect dial failing after the press: not staged by a real-browser test yet",
-	}, "session_ended", "cancelled", sessionEnded, "reconnect_singleflight", "mutation_gates_closed", "process_profile_endpoint_revalidated", "connecting_pending_consent", "consent_prompt_observed", "consent_pressed"),
+	}, "session_ended", "cancelled", sessionEnded, "reconnect_singleflight", "process_profile_endpoint_revalidated", "connecting_pending_consent", "consent_prompt_observed", "consent_pressed"),
 		"deadline", "exhausted", deadline, "reconnect_singleflight", "mutation_gates_closed", "process_profile_endpoint_revalidated", "connecting_pending_consent", "consent_prompt_observed", "consent_pressed"),
-	"attachment_owned": {
-		"launching --failed--> closed": "Chromium failing to start after its launch began (a broken binary is refused before the launch): not staged by a real-browser test yet",
-	},
 	"process_lease": {
 		"free --acquire--> taking_over":    "needs a stale SingletonLock left by a dead process on this host: not staged by a real-browser test yet",
 		"taking_over --taken_over--> held": "follows a stale SingletonLock, which no real-browser test stages yet",

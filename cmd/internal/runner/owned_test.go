@@ -2,12 +2,15 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -47,5 +50,35 @@ func TestOwnedPipeLossTearsDown(t *testing.T) {
 	}
 	if got := b.state(); got != lease.AttachClosed {
 		t.Fatalf("after close: %s, want %s", got, lease.AttachClosed)
+	}
+}
+
+// TestFakeBrokenChromiumLaunchFails: a browser binary that starts and dies
+// before its DevTools pipe answers (a shell script standing in for a broken
+// Chromium: a real one cannot be made to fail on cue) ends the launch with
+// an error, and what the launch made is gone: nothing is listed, no orphan
+// record is left.
+func TestFakeBrokenChromiumLaunchFails(t *testing.T) {
+	t.Parallel()
+	tracecheck.Track(t)
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "chromium")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\necho 'broken build' >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Options{StateDir: filepath.Join(dir, "state"), Chrome: exe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Shutdown(context.Background()) })
+	if _, err := r.Launch(context.Background(), localapi.LaunchRequest{}); err == nil {
+		t.Fatal("a launch of a binary that dies at once succeeded")
+	}
+	st, err := r.Status(context.Background())
+	if err != nil || len(st.Browsers) != 0 {
+		t.Fatalf("after the failed launch: %+v, %v; want no browser", st.Browsers, err)
+	}
+	if recs, _ := filepath.Glob(filepath.Join(r.recordDir(), "*.json")); len(recs) != 0 {
+		t.Fatalf("the failed launch left orphan records %v", recs)
 	}
 }
