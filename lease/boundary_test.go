@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -83,21 +84,35 @@ func TestReopenWhileDrainingKeepsOneHolder(t *testing.T) {
 }
 
 // TestGateNeverTwoHoldersUnderReconnects: holders and reconnects race; at
-// no time do two holders of one gate overlap.
+// no time do two holders of one gate overlap. The reconnects go on until
+// the holders have held the gate often enough and at least one holder saw
+// a reconnect begin under it (its Check refused): under load the
+// reconnects alone could finish before any holder ran, and a test that
+// raced nothing would prove nothing (it failed "peak holders 0" so).
 func TestGateNeverTwoHoldersUnderReconnects(t *testing.T) {
+	const (
+		minReconnects = 200
+		minHolds      = 200
+		maxReconnects = 1 << 20 // the bound: a gate no holder gets is a failure, not a hang
+	)
 	g := NewGates()
 	k := GateKey{"b", "t"}
-	var holders, peak atomic.Int32
+	var holders, peak, holds, overlapped atomic.Int32
+	var reconnects int
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	wg.Add(1)
 	go func() { // reconnects, each a close and a reopen
 		defer wg.Done()
-		for i := 0; i < 200; i++ {
+		defer close(stop)
+		for reconnects = 1; reconnects <= maxReconnects; reconnects++ {
 			g.CloseBrowser("b")
 			g.ReopenBrowser("b")
+			if reconnects >= minReconnects && holds.Load() >= minHolds && overlapped.Load() > 0 {
+				return
+			}
+			runtime.Gosched()
 		}
-		close(stop)
 	}()
 	for range 4 {
 		wg.Add(1)
@@ -115,17 +130,25 @@ func TestGateNeverTwoHoldersUnderReconnects(t *testing.T) {
 				if err != nil {
 					continue // refused during a reconnect
 				}
-				if n := holders.Add(1); n > peak.Load() {
-					peak.Store(n)
+				n := holders.Add(1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				runtime.Gosched() // let a reconnect begin under this holder
+				if fsm.IsCode(tk.Check(), fsm.BindingStale) {
+					overlapped.Add(1)
 				}
 				holders.Add(-1)
+				holds.Add(1)
 				tk.Release()
 			}
 		}()
 	}
 	wg.Wait()
+	if reconnects > maxReconnects {
+		t.Fatalf("after %d reconnects the holders held %d times, %d of them under a reconnect; want %d and 1", maxReconnects, holds.Load(), overlapped.Load(), minHolds)
+	}
 	if p := peak.Load(); p != 1 {
-		t.Fatalf("peak holders %d, want 1", p)
+		t.Fatalf("peak holders %d, want 1 (%d holds, %d under a reconnect)", p, holds.Load(), overlapped.Load())
 	}
 }
 
