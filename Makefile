@@ -3,18 +3,24 @@ SHELL := /bin/bash
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: test demo build check-chromium fmt-check vet spec-check edge-coverage mutate
+.PHONY: test mcp-sdk-deps demo build check-chromium fmt-check vet spec-check edge-coverage mutate
 
 build:
 	$(GO) build -buildvcs=auto -o bin/webcodex ./cmd/webcodex
 	$(GO) build -buildvcs=auto -o bin/webcodex-bridge-host ./cmd/webcodex-bridge-host
 
 # The test command CI runs: gofmt, vet, the race-enabled suite (real Chromium
-# included), and node tests once extension/ has them.
-test: fmt-check vet
+# included), the node tests, and the official MCP TypeScript SDK client
+# against the built binary (test/mcp-sdk, its SDK pinned by package-lock.json).
+test: fmt-check vet build mcp-sdk-deps
 	$(GO) test -race -timeout 20m ./...
 	@if ls extension/test/*.test.js >/dev/null 2>&1; then node --test extension/test/; fi
 	node --test cdp/surface/inject/test/
+	cd test/mcp-sdk && WEBCODEX_BIN=$(CURDIR)/bin/webcodex node --test
+
+# Install the pinned SDK when the lockfile is newer than what is installed.
+mcp-sdk-deps:
+	@cd test/mcp-sdk && if [ ! node_modules/.package-lock.json -nt package-lock.json ]; then npm ci --no-audit --no-fund; fi
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

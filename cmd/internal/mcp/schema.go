@@ -26,10 +26,11 @@ type argSchema struct {
 }
 
 // schemaTypes maps argument types to the schemas they are given: a target
-// decodes and checks itself (TargetArg.UnmarshalJSON), so its schema is
-// its field's description alone.
+// decodes and checks itself (TargetArg.UnmarshalJSON), so its schema says
+// only its JSON types. Never an empty schema: it marshals as the boolean
+// schema true, which the official TypeScript SDK rejects in tools/list.
 var schemaTypes = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[TargetArg](): {},
+	reflect.TypeFor[TargetArg](): {Types: []string{"string", "object"}},
 }
 
 // newArgSchema derives In's schemas and applies tweak (enums, bounds) to

@@ -8,8 +8,9 @@ import (
 )
 
 // maxToolListBytes bounds tools/list as a client receives it: an agent
-// host sends it to the model on every turn.
-const maxToolListBytes = 12 << 10
+// host sends it to the model on every turn (Playwright MCP's default list
+// is about 20 KB).
+const maxToolListBytes = 14 << 10
 
 // TestToolListSize: the real server's tools/list, every tool with its schema
 // and description, stays under the bound.
@@ -31,7 +32,7 @@ func TestToolListSize(t *testing.T) {
 		per[tool.Name] = len(tb)
 	}
 	t.Logf("tools/list: %d tools, %d bytes; per tool: %v", len(res.Tools), len(b), per)
-	if len(b) >= maxToolListBytes {
-		t.Errorf("tools/list is %d bytes, want under %d", len(b), maxToolListBytes)
+	if len(b) > maxToolListBytes {
+		t.Errorf("tools/list is %d bytes, want at most %d", len(b), maxToolListBytes)
 	}
 }
