@@ -63,3 +63,6 @@ func UserDataDirOf(pid int) (string, error) { return "", unsupported("profile id
 
 // ProveProfile is unsupported on this platform.
 func ProveProfile(userDataDir string, pid int) error { return unsupported("profile identification") }
+
+// OwnerUID is not implemented on this operating system yet.
+func OwnerUID(pid int) (int, error) { return 0, unsupported("process identity") }

@@ -140,3 +140,18 @@ func procPIDs() []int {
 	}
 	return pids
 }
+
+// OwnerUID returns the user id of the running process pid, from the
+// owner of its /proc directory (the kernel sets it to the process's
+// effective uid, and to root for an undumpable process of another user).
+// A missing process returns an error wrapping [ErrNoProcess].
+func OwnerUID(pid int) (int, error) {
+	var st syscall.Stat_t
+	if err := syscall.Stat("/proc/"+strconv.Itoa(pid), &st); err != nil {
+		if errors.Is(err, syscall.ENOENT) {
+			return 0, fmt.Errorf("%w: %d", ErrNoProcess, pid)
+		}
+		return 0, fmt.Errorf("platform: stat process %d: %w", pid, err)
+	}
+	return int(st.Uid), nil
+}

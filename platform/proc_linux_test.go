@@ -129,3 +129,12 @@ func TestKillGroupRefusesDangerousGroups(t *testing.T) {
 		t.Error("GroupMembers of our own group misses this process")
 	}
 }
+
+func TestOwnerUID(t *testing.T) {
+	if uid, err := OwnerUID(os.Getpid()); err != nil || uid != os.Getuid() {
+		t.Fatalf("OwnerUID(self) = %d, %v; want %d", uid, err, os.Getuid())
+	}
+	if _, err := OwnerUID(1 << 30); !errors.Is(err, ErrNoProcess) {
+		t.Fatalf("OwnerUID(no such pid) = %v, want ErrNoProcess", err)
+	}
+}

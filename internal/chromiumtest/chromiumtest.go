@@ -15,16 +15,21 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/webcodex/webcodex/platform"
 )
 
 // InstallHint is the message a test fails with when Chromium is missing.
@@ -67,6 +72,9 @@ type Browser struct {
 	WebSocketURL string
 	// PID is the browser's process id, which is also its process group id.
 	PID int
+	// Port is the fixed debugging port of a browser from [StartOnPort]
+	// (0 otherwise). Never log it.
+	Port int
 
 	dir      string // holds profile, HOME and TMPDIR; named on helpers' command lines
 	cmd      *exec.Cmd
@@ -118,7 +126,48 @@ func chromePath(tb testing.TB) string {
 
 // launch starts Chromium with its profile, HOME and TMPDIR under dir and
 // waits for DevToolsActivePort.
-func launch(bin, dir string) (*Browser, error) {
+func launch(bin, dir string) (*Browser, error) { return launchOn(bin, dir, 0, "about:blank") }
+
+// StartOnPort launches a browser the way people start a debuggable Chrome,
+// with a fixed --remote-debugging-port (a free loopback port this call
+// picks) and --user-data-dir, opening url; Chromium writes no
+// DevToolsActivePort then. It waits until the browser process itself
+// listens on the port, and stops the browser in tb.Cleanup.
+func StartOnPort(tb testing.TB, url string) *Browser {
+	tb.Helper()
+	bin := chromePath(tb)
+	var err error
+	for try := 0; try < 3; try++ { // the port is free when picked, not reserved
+		var port int
+		if port, err = freePort(); err != nil {
+			break
+		}
+		var b *Browser
+		if b, err = launchOn(bin, tb.TempDir(), port, url); err == nil {
+			tb.Cleanup(func() { b.Close() })
+			return b
+		}
+	}
+	tb.Fatal(err)
+	return nil
+}
+
+// freePort returns a loopback port nothing listened on a moment ago.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("chromiumtest: pick a port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// UserDataDir is the browser's profile directory.
+func (b *Browser) UserDataDir() string { return filepath.Join(b.dir, "profile") }
+
+// launchOn is launch with --remote-debugging-port=port (0: a port the
+// browser picks, published in DevToolsActivePort) and a first page.
+func launchOn(bin, dir string, port int, first string) (*Browser, error) {
 	udd := filepath.Join(dir, "profile")
 	home := filepath.Join(dir, "home")
 	tmp := filepath.Join(dir, "tmp")
@@ -127,7 +176,11 @@ func launch(bin, dir string) (*Browser, error) {
 			return nil, fmt.Errorf("chromiumtest: %w", err)
 		}
 	}
-	args := append(append([]string{}, Flags...), "--user-data-dir="+udd, "about:blank")
+	args := append([]string{}, Flags...)
+	if port != 0 {
+		args[slices.Index(args, "--remote-debugging-port=0")] = "--remote-debugging-port=" + strconv.Itoa(port)
+	}
+	args = append(args, "--user-data-dir="+udd, first)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(),
 		"HOME="+home,
@@ -147,6 +200,14 @@ func launch(bin, dir string) (*Browser, error) {
 		b.waitErr = cmd.Wait()
 		close(b.exited)
 	}()
+	if port != 0 {
+		if err := waitListening(port, b.PID, b.exited); err != nil {
+			b.Close()
+			return nil, err
+		}
+		b.Port = port
+		return b, nil
+	}
 	url, err := waitActivePort(filepath.Join(udd, "DevToolsActivePort"), b.exited)
 	if err != nil {
 		b.Close()
@@ -154,6 +215,32 @@ func launch(bin, dir string) (*Browser, error) {
 	}
 	b.WebSocketURL = url
 	return b, nil
+}
+
+// waitListening polls until the process pid listens on the loopback port,
+// for up to LaunchTimeout, or until the browser exits.
+func waitListening(port, pid int, exited <-chan struct{}) error {
+	deadline := time.NewTimer(LaunchTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	addr := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port))
+	for {
+		owner, err := platform.ListenerOwner(addr)
+		if err == nil && owner == pid {
+			return nil
+		}
+		if err == nil {
+			return fmt.Errorf("chromiumtest: another process (%d) listens on the picked port", owner)
+		}
+		select {
+		case <-exited:
+			return errors.New("chromiumtest: chromium exited before it listened on its port")
+		case <-deadline.C:
+			return fmt.Errorf("chromiumtest: chromium did not listen on its port within %v", LaunchTimeout)
+		case <-tick.C:
+		}
+	}
 }
 
 // waitActivePort polls for DevToolsActivePort (port on line 1, path on line

@@ -45,7 +45,7 @@ func NewCmdAttach(f *Factory) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&req.ProfileDir, "profile-dir", "", "the running browser's profile directory (its DevToolsActivePort is read)")
+	cmd.Flags().StringVar(&req.ProfileDir, "profile-dir", "", "the running browser's profile directory (its DevToolsActivePort is read; for a browser started with --remote-debugging-port=PORT use --endpoint)")
 	cmd.Flags().StringVar(&req.Endpoint, "endpoint", "", "the debugging endpoint, 127.0.0.1:PORT (loopback only)")
 	cmd.Flags().StringVar(&offer, "offer", "", "the exact offer of a tab shared from the webcodex extension (webcodex discover lists them)")
 	cmd.Flags().StringArrayVar(&req.Allow, "allow", nil, "origin the agent may read and act on (repeatable; none = nothing)")

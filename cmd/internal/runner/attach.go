@@ -2,8 +2,12 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -48,8 +52,14 @@ func (e endpoint) fingerprint() string {
 }
 
 // resolveEndpoint finds the endpoint from a profile's DevToolsActivePort or a
-// loopback address, and proves who owns it before anything else.
-func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
+// loopback address, and proves who owns it before anything else: the process
+// holding the listening socket, its executable (a Chromium-family browser),
+// its user (ours) and its profile (whose SingletonLock names that process).
+// The browser WebSocket path comes from the profile's DevToolsActivePort
+// when it names this port, else (a browser started with a fixed
+// --remote-debugging-port=N writes none) from the proven listener's own
+// /json/version, asked only once the proof holds.
+func resolveEndpoint(ctx context.Context, req localapi.AttachRequest) (endpoint, error) {
 	var e endpoint
 	var wantProfile string
 	switch {
@@ -65,7 +75,7 @@ func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
 		}
 		port, path, err := platform.ReadDevToolsActivePort(dir)
 		if err != nil {
-			return e, fsm.Refuse(fsm.RequiresSetup, "the browser of this profile has no debugging endpoint: in that browser open chrome://inspect/#remote-debugging and tick \"Allow remote debugging for this browser instance\" (no restart, no flags; webcodex changes nothing in the profile), then attach again").WithCause(err)
+			return e, fsm.Refuse(fsm.RequiresSetup, "the browser of this profile has no debugging endpoint: in that browser open chrome://inspect/#remote-debugging and tick \"Allow remote debugging for this browser instance\" (no restart, no flags; webcodex changes nothing in the profile), then attach again; a browser started with --remote-debugging-port=PORT is attached with --endpoint 127.0.0.1:PORT").WithCause(err)
 		}
 		e.addr = netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port))
 		e.wsPath = path
@@ -82,7 +92,7 @@ func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
 	}
 	pid, err := listenerOwner(e.addr)
 	if errors.Is(err, platform.ErrNoListener) {
-		return e, fsm.Refuse(fsm.RequiresSetup, "nothing listens on that endpoint: start the browser with remote debugging on (chrome://inspect/#remote-debugging), or check the port").WithCause(err)
+		return e, fsm.Refuse(fsm.RequiresSetup, "nothing listens on that endpoint: start the browser with remote debugging on (chrome://inspect/#remote-debugging, or --remote-debugging-port=PORT with --user-data-dir=DIR), or check the port").WithCause(err)
 	}
 	if err != nil {
 		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "no single browser process owns the endpoint").WithCause(err)
@@ -95,6 +105,9 @@ func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
 	if e.product == "" {
 		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint is not owned by a Chrome, Chromium or Edge process")
 	}
+	if uid, err := platform.OwnerUID(pid); err != nil || uid != os.Getuid() {
+		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint is owned by another user's browser").WithCause(err)
+	}
 	// The profile's SingletonLock must name the listener's owner: evidence
 	// that survives the rewritten process title of a desktop session.
 	if wantProfile != "" {
@@ -103,19 +116,71 @@ func resolveEndpoint(req localapi.AttachRequest) (endpoint, error) {
 		}
 		e.profile = wantProfile
 	} else if e.profile, err = platform.UserDataDirOf(pid); err != nil {
-		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint's owner could not be identified").WithCause(err)
+		return e, fsm.Refuse(fsm.RequiresSetup, "the profile of the browser that owns the endpoint cannot be proven: start that browser with --user-data-dir=DIR (a profile directory of its own) beside --remote-debugging-port=PORT, then attach again").WithCause(err)
 	}
 	if e.wsPath == "" {
-		port, path, err := platform.ReadDevToolsActivePort(e.profile)
-		if err != nil || port != int(e.addr.Port()) {
-			return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the owner's profile does not publish this endpoint").WithCause(err)
+		if port, path, err := platform.ReadDevToolsActivePort(e.profile); err == nil && port == int(e.addr.Port()) {
+			e.wsPath = path
+		} else if e.wsPath, err = askBrowserPath(ctx, e.addr); err != nil {
+			return e, fsm.Refuse(fsm.RequiresSetup, "the browser that owns the endpoint does not answer as a DevTools endpoint: restart it with --remote-debugging-port=PORT and --user-data-dir=DIR, then attach again").WithCause(err)
 		}
-		e.wsPath = path
+		// The answer came over a fresh connection: the listener must still be
+		// the process just proven (a PID reused meanwhile is refused).
+		if !e.reprove() {
+			return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint changed owner while it was being proven")
+		}
 	}
 	if !strings.HasPrefix(e.wsPath, "/devtools/browser/") {
 		return e, fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint is not a browser-level DevTools endpoint")
 	}
 	return e, nil
+}
+
+// browserPathTimeout bounds asking an endpoint for its browser path, within
+// the attach call's own bound; maxBrowserVersion bounds the answer (the real
+// one is under 1 KiB).
+const (
+	browserPathTimeout = 5 * time.Second
+	maxBrowserVersion  = 64 << 10
+)
+
+// askBrowserPath asks the listener at addr, already proven to be the
+// browser, for its browser target path: GET /json/version, the path of its
+// webSocketDebuggerUrl. The path is internal: never log it.
+func askBrowserPath(ctx context.Context, addr netip.AddrPort) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, browserPathTimeout)
+	defer cancel()
+	client := &http.Client{
+		Transport:     &http.Transport{Proxy: nil, DisableKeepAlives: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr.String()+"/json/version", nil)
+	if err != nil {
+		return "", fmt.Errorf("runner: ask browser path: %w", err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("runner: ask browser path: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("runner: ask browser path: status %d", resp.StatusCode)
+	}
+	var v struct {
+		WebSocketDebuggerURL string `json:"webSocketDebuggerUrl"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBrowserVersion)).Decode(&v); err != nil {
+		return "", fmt.Errorf("runner: ask browser path: %w", err)
+	}
+	u, err := url.Parse(v.WebSocketDebuggerURL)
+	if err != nil || u.Scheme != "ws" || u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("runner: ask browser path: not a WebSocket URL")
+	}
+	id, ok := strings.CutPrefix(u.Path, "/devtools/browser/")
+	if !ok || id == "" || strings.ContainsAny(id, "/?#% ") {
+		return "", errors.New("runner: ask browser path: not a browser target")
+	}
+	return u.Path, nil
 }
 
 // ownerTries bounds the re-reads of a listener's owner while it is
@@ -152,7 +217,7 @@ func (e endpoint) reprove() bool {
 // then one browser-level socket under the consent machine.
 func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (res localapi.AttachResult, err error) {
 	defer func() { r.auditBrowser(ctx, res.Browser.ID, "attach", err) }()
-	e, err := resolveEndpoint(req)
+	e, err := resolveEndpoint(ctx, req)
 	if err != nil {
 		return localapi.AttachResult{}, err
 	}
