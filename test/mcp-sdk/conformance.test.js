@@ -46,7 +46,7 @@ test('the TypeScript SDK client lists and calls every webcodex tool', { timeout:
 
   const transport = new StdioClientTransport({
     command: binary,
-    args: ['mcp', '--upload-dir', uploads],
+    args: ['mcp', '--caps', 'all', '--upload-dir', uploads],
     env: { ...process.env, WEBCODEX_STATE_DIR: path.join(tmp, 'state') },
     stderr: 'pipe',
   });

@@ -45,6 +45,7 @@ type cmdOptions struct {
 	allowAttach   bool
 	allowEvaluate bool
 	uploadDir     string
+	caps          string
 }
 
 // NewCmdMCP is `webcodex mcp`: the MCP server over stdio. It lives here,
@@ -69,7 +70,11 @@ Safety flags (the owner's decisions; no tool argument changes them):
                   web for launched browsers, nothing for attached ones
   --allow-attach  let it attach to your own browser (each attach still needs your approval)
   --allow-evaluate  JavaScript evaluation and raw page CDP on attached browsers
-  --upload-dir    the one directory files may be uploaded from (unset: uploads refused)`,
+  --upload-dir    the one directory files may be uploaded from (unset: uploads refused)
+
+--caps turns on tool groups an agent rarely needs (listed only when on, as in
+Playwright MCP): vision (coordinate mouse tools), pdf (save the page as PDF),
+devtools (raw CDP, probing), or all.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runServer(f, o) },
 	}
@@ -80,6 +85,7 @@ Safety flags (the owner's decisions; no tool argument changes them):
 	fl.BoolVar(&o.allowAttach, "allow-attach", false, "allow attaching to your running browser (needs browser:control and your approval each time)")
 	fl.BoolVar(&o.allowEvaluate, "allow-evaluate", false, "allow JavaScript evaluation and raw page CDP on attached browsers")
 	fl.StringVar(&o.uploadDir, "upload-dir", os.Getenv("WEBCODEX_UPLOAD_DIR"), "the one directory files may be uploaded from (unset: uploads refused)")
+	fl.StringVar(&o.caps, "caps", "", "comma-separated tool groups to list: vision, pdf, devtools, or all")
 	cmd.AddCommand(newCmdApprove(f))
 	return cmd
 }
@@ -98,6 +104,10 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
 	}
+	caps, err := ParseCaps(o.caps)
+	if err != nil {
+		return &cmdutil.UsageError{Err: err}
+	}
 	logger := log.New(f.IO.Err, "webcodex mcp: ", log.LstdFlags)
 	if _, dropped := origin.New(origin.Owned, o.allow); len(dropped) > 0 {
 		for _, d := range dropped {
@@ -111,7 +121,7 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 		return err
 	}
 	opts := Options{
-		Scopes: scopes, Allow: o.allow, AllowAttach: o.allowAttach, AllowEvaluate: o.allowEvaluate,
+		Scopes: scopes, Caps: caps, Allow: o.allow, AllowAttach: o.allowAttach, AllowEvaluate: o.allowEvaluate,
 		Uploads: o.uploadDir != "", Session: newSession(), Version: cmdutil.Version, Logf: logger.Printf,
 	}
 	if o.runner {

@@ -80,6 +80,9 @@ type serverOpts struct {
 	state  string // reuse a state root
 	// protocol forces an MCP protocol version (default: the SDK's latest).
 	protocol string
+	// defaultCaps serves the default tool list; otherwise every capability
+	// group is on (--caps all), so every tool can be tested.
+	defaultCaps bool
 }
 
 func startServer(t testing.TB, o serverOpts) *server {
@@ -90,7 +93,11 @@ func startServer(t testing.TB, o serverOpts) *server {
 		state = shortDir(t)
 	}
 	s := &server{t: t, state: state, stderr: &syncBuffer{}}
-	cmd := exec.Command(binary, append([]string{"mcp"}, o.args...)...)
+	args := append([]string{"mcp"}, o.args...)
+	if !o.defaultCaps {
+		args = append(args, "--caps", "all")
+	}
+	cmd := exec.Command(binary, args...)
 	cmd.Env = append(append(os.Environ(), "WEBCODEX_STATE_DIR="+state), o.env...)
 	cmd.Stderr = s.stderr
 	copts := &sdk.ClientOptions{}

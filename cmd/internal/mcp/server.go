@@ -56,6 +56,9 @@ type Options struct {
 	// `webcodex approve`.
 	Embedded *runner.Runner
 	Scopes   Scopes
+	// Caps turns on capability groups (caps.go): a tool of a group that is
+	// off is not listed.
+	Caps Caps
 	// Allow is the owner's origin allowlist for every browser the server
 	// launches or attaches. No tool argument widens it.
 	Allow []string
@@ -121,6 +124,9 @@ func (s *Server) logf(format string, args ...any) {
 type toolSpec struct {
 	name, desc string
 	anyOf      []Scope
+	// group is the capability group that lists the tool (caps.go); ""
+	// lists it always.
+	group string
 	// readOnly: the tool changes nothing (hosts may run it unasked).
 	readOnly bool
 	// closedWorld: a read-only tool that reads only webcodex's own state,
@@ -163,6 +169,9 @@ type toolCall struct {
 // value sent as JSON, or a *sdk.CallToolResult it built itself (images,
 // elicitation).
 func addTool[In any](s *Server, spec toolSpec, tweak func(*jsonschema.Schema), fn func(ctx context.Context, c *toolCall, in In) (any, error)) {
+	if spec.group != "" && !s.opts.Caps[spec.group] {
+		return
+	}
 	schema, err := newArgSchema[In](spec.name, tweak)
 	if err != nil {
 		panic(err)

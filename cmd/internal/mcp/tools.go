@@ -117,7 +117,7 @@ func (s *Server) addTools() {
 	addTool(s, toolSpec{name: "browser_network_requests", anyOf: read, readOnly: true,
 		desc: "The page's requests (method, url, status, failure), bounded."},
 		nil, s.network)
-	addTool(s, toolSpec{name: "browser_cdp", anyOf: control,
+	addTool(s, toolSpec{name: "browser_cdp", anyOf: control, group: CapDevtools,
 		desc: "One page-scoped DevTools Protocol command; those that bypass a boundary are refused. Off for attached browsers unless allowed."},
 		nil, s.cdp)
 	s.addVerbTools(read, control) // history, scroll, probe, downloads (tools_verbs.go)
@@ -304,6 +304,7 @@ func (s *Server) serverFacts(c *toolCall) map[string]any {
 		"session":              s.opts.Session,
 		"runner":               mode,
 		"scopes":               s.opts.Scopes.List(),
+		"caps":                 s.opts.Caps.List(),
 		"attach_allowed":       s.opts.AllowAttach && s.opts.Scopes[ScopeControl],
 		"evaluate_on_attached": s.opts.AllowEvaluate,
 		"uploads":              s.opts.Uploads,

@@ -36,7 +36,7 @@ func (s *Server) addVerbTools(read, control []Scope) {
 		nil, s.historyTool(localapi.Reload))
 	addTool(s, toolSpec{name: "browser_scroll", anyOf: read, desc: "Scroll ref into view, to top/bottom, or by dy px; says atBottom."},
 		func(sc *jsonschema.Schema) { enum(sc, "to", "top", "bottom") }, s.scroll)
-	addTool(s, toolSpec{name: "browser_probe", anyOf: control, desc: "Act once on ref and report what changed."},
+	addTool(s, toolSpec{name: "browser_probe", anyOf: control, group: CapDevtools, desc: "Act once on ref and report what changed."},
 		nil, s.probe)
 	addTool(s, toolSpec{name: "browser_downloads", anyOf: read, desc: "List downloads; wait seconds; save id to an existing dir."},
 		nil, s.downloads)

@@ -47,7 +47,7 @@ func fakeSession(t *testing.T, fb *fakeBackend, scopes string) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(Options{Runner: fb.routes(), Scopes: sc, Session: "mcp-test"})
+	srv := NewServer(Options{Runner: fb.routes(), Scopes: sc, Caps: Caps{CapDevtools: true, CapPDF: true, CapVision: true}, Session: "mcp-test"})
 	ct, st := sdk.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -155,5 +155,23 @@ func TestParseScopes(t *testing.T) {
 		if _, err := ParseScopes(bad); err == nil {
 			t.Errorf("ParseScopes(%q) accepted", bad)
 		}
+	}
+}
+
+// TestParseCaps: --caps takes the known groups or all; an unknown group is
+// an error naming the known ones.
+func TestParseCaps(t *testing.T) {
+	c, err := ParseCaps("vision, pdf")
+	if err != nil || !c[CapVision] || !c[CapPDF] || c[CapDevtools] {
+		t.Fatalf("ParseCaps(vision, pdf) = %v, %v", c, err)
+	}
+	if c, err := ParseCaps("all"); err != nil || len(c.List()) != len(AllCaps) {
+		t.Fatalf("ParseCaps(all) = %v, %v", c, err)
+	}
+	if c, err := ParseCaps(""); err != nil || len(c) != 0 {
+		t.Fatalf("ParseCaps(\"\") = %v, %v", c, err)
+	}
+	if _, err := ParseCaps("vision,storage"); err == nil || !strings.Contains(err.Error(), "vision, pdf, devtools") {
+		t.Fatalf("ParseCaps(storage) = %v, want an error naming the known groups", err)
 	}
 }
