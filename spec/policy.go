@@ -27,7 +27,8 @@ func cdpPolicy() []byte {
 	b.WriteString("What `browser_cdp` (raw page CDP) may send. The table below is closed: a command that is " +
 		"not in it is refused with `cdp_policy_denied`, including deprecated commands Chrome still serves and anything a " +
 		"later Chrome or cdproto adds. A command may take only the parameters listed for it; any other parameter is " +
-		"refused, and a parameter marked `=false` may only be false. No command takes an execution context id, a frame id " +
+		"refused, a parameter marked `=false` may only be false, and one marked `=true` may only be true and is sent as true " +
+		"when left out. No command takes an execution context id, a frame id " +
 		"or a piercing walk: raw CDP acts in the page's main world, never in webcodex's own isolated world or in a frame the " +
 		"origin gate hides. Params must be one JSON object with no key twice in any object (`invalid_argument`, before " +
 		"anything is sent).\n\n")
@@ -35,7 +36,9 @@ func cdpPolicy() []byte {
 		"%d commands. Under any allowlist (a non-empty `--allow`, and every attached browser) only %d pass, with the "+
 		"parameters in their own column. Same-site frames of denied origins share the page's renderer, so the DOM node, "+
 		"object, script and context ids the inspector hands out reach them: under an allowlist no command takes or returns "+
-		"such an id, and nothing plants code for later documents, serializes the whole page, reveals history, sets state "+
+		"such an id (`Runtime.evaluate` answers by value only: `returnByValue` is forced true, and the answer is stripped of "+
+		"`objectId`, `preview`, `customPreview` and `deepSerializedValue`, a thrown object or function becoming its "+
+		"description, a string), and nothing plants code for later documents, serializes the whole page, reveals history, sets state "+
 		"that outlives the origin, enumerates the heap, debugs, captures the screen (the screenshot verb masks denied frames) "+
 		"or sends raw input (the input verbs are hit-tested against denied frames). Raw CDP is off for an attached browser "+
 		"unless the owner passes `--allow-evaluate` for that attachment.\n\n", len(cmds), narrowed)
@@ -77,8 +80,8 @@ func cdpPolicy() []byte {
 	return b.Bytes()
 }
 
-// paramList renders a parameter list: `name`, or `name=false` when only false
-// is allowed; "none" for none.
+// paramList renders a parameter list: `name`, or `name=false` (`name=true`)
+// when only false (true) is allowed; "none" for none.
 func paramList(ps []policy.Param) string {
 	if len(ps) == 0 {
 		return "none"
@@ -88,6 +91,9 @@ func paramList(ps []policy.Param) string {
 		out[i] = "`" + p.Name + "`"
 		if p.OnlyFalse {
 			out[i] = "`" + p.Name + "=false`"
+		}
+		if p.OnlyTrue {
+			out[i] = "`" + p.Name + "=true`"
 		}
 	}
 	return strings.Join(out, " ")

@@ -41,8 +41,124 @@ func CheckParams(method string, tier Tier, params []byte) error {
 		if form.Params[i].OnlyFalse && !bytes.Equal(bytes.TrimSpace(kv.val), []byte("false")) {
 			return fsm.Refusef(fsm.PolicyDenied, "%s takes %s only as false here", method, kv.key)
 		}
+		if form.Params[i].OnlyTrue && !bytes.Equal(bytes.TrimSpace(kv.val), []byte("true")) {
+			return fsm.Refusef(fsm.PolicyDenied, "%s takes %s only as true here (or left out: it is sent as true)", method, kv.key)
+		}
 	}
 	return nil
+}
+
+// WithForced returns params, judged by [CheckParams], with every parameter
+// the table allows only as true for method at tier set to true where it was
+// left out (Runtime.evaluate's returnByValue under an allowlist: left out,
+// Chrome would answer with an object id). Params without one are returned
+// unchanged.
+func WithForced(method string, tier Tier, params []byte) []byte {
+	c, ok := commands[method]
+	if !ok {
+		return params
+	}
+	form, _ := c.Form(tier)
+	if form == nil {
+		return params
+	}
+	var forced []string
+	for _, p := range form.Params {
+		if p.OnlyTrue {
+			forced = append(forced, p.Name)
+		}
+	}
+	if len(forced) == 0 {
+		return params
+	}
+	top := map[string]json.RawMessage{}
+	if t := bytes.TrimSpace(params); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		if err := json.Unmarshal(t, &top); err != nil {
+			return params // CheckParams refuses it first
+		}
+	}
+	for _, name := range forced {
+		if _, set := top[name]; !set {
+			top[name] = json.RawMessage("true")
+		}
+	}
+	out, err := json.Marshal(top)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// remoteObjectHandles are the members of a CDP RemoteObject that hand out
+// more than its value: a handle to the live object, or a walk of it.
+var remoteObjectHandles = []string{"objectId", "preview", "customPreview", "deepSerializedValue"}
+
+// ScrubResult returns the answer of method at tier with nothing in it but
+// values: under an allowlist, Runtime.evaluate's result keeps no object id
+// or preview (returnByValue is forced, yet a value Chrome cannot copy may
+// still come back as a handle), and a thrown object or function comes back
+// as its description, a string. Other answers are returned unchanged. An
+// answer that is not the JSON object Chrome sends is refused.
+func ScrubResult(method string, tier Tier, res []byte) ([]byte, error) {
+	if tier == OpenWeb || method != "Runtime.evaluate" {
+		return res, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(res, &top); err != nil {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "the browser's answer to Runtime.evaluate is not a JSON object; it is discarded")
+	}
+	if r, ok := top["result"]; ok {
+		clean, err := scrubRemoteObject(r, false)
+		if err != nil {
+			return nil, err
+		}
+		top["result"] = clean
+	}
+	if d, ok := top["exceptionDetails"]; ok {
+		var details map[string]json.RawMessage
+		if err := json.Unmarshal(d, &details); err != nil {
+			return nil, fsm.Refuse(fsm.InvalidArgument, "the browser's exception details are not a JSON object; they are discarded")
+		}
+		if e, ok := details["exception"]; ok {
+			clean, err := scrubRemoteObject(e, true)
+			if err != nil {
+				return nil, err
+			}
+			details["exception"] = clean
+		}
+		b, err := json.Marshal(details)
+		if err != nil {
+			return nil, err
+		}
+		top["exceptionDetails"] = b
+	}
+	return json.Marshal(top)
+}
+
+// scrubRemoteObject drops a RemoteObject's handles; with asString, an
+// object or function becomes {"type":"string","value":its description}.
+func scrubRemoteObject(raw json.RawMessage, asString bool) (json.RawMessage, error) {
+	var o map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "the browser's result is not a JSON object; it is discarded")
+	}
+	for _, k := range remoteObjectHandles {
+		delete(o, k)
+	}
+	if asString {
+		var typ string
+		_ = json.Unmarshal(o["type"], &typ)
+		if typ == "object" || typ == "function" {
+			var desc string
+			_ = json.Unmarshal(o["description"], &desc)
+			if desc == "" {
+				_ = json.Unmarshal(o["className"], &desc)
+			}
+			v, _ := json.Marshal(desc)
+			o = map[string]json.RawMessage{"type": json.RawMessage(`"string"`), "value": v}
+		}
+	}
+	return json.Marshal(o)
 }
 
 func indexParam(ps []Param, name string) int {

@@ -73,6 +73,9 @@ type Param struct {
 	// OnlyFalse says the parameter may be sent only as false (or left out):
 	// its true is the danger.
 	OnlyFalse bool `json:"onlyFalse,omitempty"`
+	// OnlyTrue says the parameter may be sent only as true, and is sent as
+	// true when left out ([WithForced]): its false is the danger.
+	OnlyTrue bool `json:"onlyTrue,omitempty"`
 }
 
 // Form is a command as one tier allows it.
@@ -143,13 +146,13 @@ func mustParseParams(method, spec string) []Param {
 	var out []Param
 	for _, f := range strings.Fields(spec) {
 		name, only, _ := strings.Cut(f, "=")
-		if only != "" && only != "false" {
+		if only != "" && only != "false" && only != "true" {
 			panic(fmt.Sprintf("policy: table: %s: parameter %q", method, f))
 		}
 		if slices.ContainsFunc(out, func(p Param) bool { return p.Name == name }) {
 			panic(fmt.Sprintf("policy: table: %s: parameter %s listed twice", method, name))
 		}
-		out = append(out, Param{Name: name, OnlyFalse: only == "false"})
+		out = append(out, Param{Name: name, OnlyFalse: only == "false", OnlyTrue: only == "true"})
 	}
 	return out
 }

@@ -202,6 +202,8 @@ func TestAllowlistTierTakesNoIDs(t *testing.T) {
 		{"Runtime.evaluate", `{"expression":"1","userGesture":false,"includeCommandLineAPI":false}`, true},
 		{"Runtime.evaluate", `{"expression":"1","userGesture":true}`, false},
 		{"Runtime.evaluate", `{"expression":"1","generatePreview":true}`, false},
+		{"Runtime.evaluate", `{"expression":"1","returnByValue":false}`, false},
+		{"Runtime.evaluate", `{"expression":"1","returnByValue":"true"}`, false},
 		{"Runtime.evaluate", `{"expression":"1","serializationOptions":{"serialization":"deep"}}`, false},
 		{"Runtime.evaluate", `{"expression":"1","contextId":1}`, false},
 		{"Runtime.evaluate", `{"expression":"1","uniqueContextId":"x"}`, false},
@@ -219,6 +221,70 @@ func TestAllowlistTierTakesNoIDs(t *testing.T) {
 		if c.ok != (err == nil) || (!c.ok && !fsm.IsCode(err, fsm.PolicyDenied)) {
 			t.Errorf("CheckParams(%s, allowlist, %s) = %v, ok want %v", c.method, c.params, err, c.ok)
 		}
+	}
+}
+
+// TestRawEvaluateByValueUnderAnAllowlist: under an allowlist a
+// Runtime.evaluate without returnByValue is sent with it true (and one with
+// it false never passes CheckParams); the answer keeps no object id or
+// preview, and a thrown object is its description. The open web is left as
+// it is. (The same through real Chromium: the runner's
+// TestRawEvaluateUnderAnAllowlistIsByValueOnly.)
+func TestRawEvaluateByValueUnderAnAllowlist(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{``, `null`, `{"expression":"window"}`, `{"expression":"window","awaitPromise":true}`} {
+		out := WithForced("Runtime.evaluate", Allowlisted, []byte(in))
+		var m map[string]any
+		if err := json.Unmarshal(out, &m); err != nil || m["returnByValue"] != true {
+			t.Errorf("WithForced(%s) = %s: returnByValue is not true", in, out)
+		}
+		if in != "" && in != "null" && m["expression"] != "window" {
+			t.Errorf("WithForced(%s) = %s: lost the expression", in, out)
+		}
+		if got := WithForced("Runtime.evaluate", OpenWeb, []byte(in)); string(got) != in {
+			t.Errorf("WithForced(open web, %s) = %s", in, got)
+		}
+	}
+	if got := WithForced("Page.reload", Allowlisted, []byte(`{}`)); string(got) != `{}` {
+		t.Errorf("WithForced(Page.reload) = %s", got)
+	}
+	handles := `{"result":{"type":"object","className":"Window","description":"Window","objectId":"1.2.3","preview":{"properties":[{"name":"secret"}]},"customPreview":{},"deepSerializedValue":{}},` +
+		`"exceptionDetails":{"exceptionId":1,"text":"Uncaught","exception":{"type":"object","subtype":"error","className":"Error","description":"Error: boom\n    at <anonymous>:1:7","objectId":"4.5.6","preview":{"properties":[]}}}}`
+	out, err := ScrubResult("Runtime.evaluate", Allowlisted, []byte(handles))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"objectId", "preview", "customPreview", "deepSerializedValue", "1.2.3", "4.5.6", "secret"} {
+		if strings.Contains(string(out), leak) {
+			t.Errorf("the scrubbed answer holds %q: %s", leak, out)
+		}
+	}
+	var got struct {
+		Result           map[string]any `json:"result"`
+		ExceptionDetails struct {
+			Text      string         `json:"text"`
+			Exception map[string]any `json:"exception"`
+		} `json:"exceptionDetails"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Result["className"] != "Window" || got.ExceptionDetails.Text != "Uncaught" {
+		t.Errorf("the scrub dropped what is by value: %s", out)
+	}
+	if e := got.ExceptionDetails.Exception; e["type"] != "string" || !strings.HasPrefix(e["value"].(string), "Error: boom") || len(e) != 2 {
+		t.Errorf("the thrown object is not its description: %v", e)
+	}
+	// A thrown primitive stays as it was thrown.
+	out, _ = ScrubResult("Runtime.evaluate", Allowlisted, []byte(`{"result":{"type":"number","value":1},"exceptionDetails":{"exception":{"type":"number","value":7,"description":"7"}}}`))
+	if !strings.Contains(string(out), `"value":7`) || !strings.Contains(string(out), `"type":"number"`) {
+		t.Errorf("a thrown number became %s", out)
+	}
+	if _, err := ScrubResult("Runtime.evaluate", Allowlisted, []byte(`[1]`)); err == nil {
+		t.Error("an answer that is not an object was not refused")
+	}
+	if out, _ := ScrubResult("Runtime.evaluate", OpenWeb, []byte(handles)); string(out) != handles {
+		t.Error("the open web's answer was changed")
 	}
 }
 

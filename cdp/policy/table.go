@@ -4,7 +4,9 @@ package policy
 // command that is not here is refused, whatever Chrome or a cdproto upgrade
 // adds. Each entry is written "Domain.command param param=false …": the
 // parameters it may take (any other is refused) and, with "=false", a
-// parameter whose only allowed value is false (its true is the danger).
+// parameter whose only allowed value is false (its true is the danger);
+// with "=true", one whose only allowed value is true, sent as true when
+// left out (its false is the danger).
 //
 // Parameters that name an execution context (contextId, uniqueContextId,
 // executionContextId), a frame (frameId) or a piercing walk (pierce=true)
@@ -78,8 +80,8 @@ var table = []entry{
 	// Runtime: the page's main world.
 	both("Runtime.evaluate expression objectGroup includeCommandLineAPI=false silent returnByValue generatePreview userGesture awaitPromise throwOnSideEffect timeout disableBreaks replMode allowUnsafeEvalBlockedByCSP serializationOptions",
 		whyEval+"; no context id (only the main world) and no command-line API ($0, queryObjects, inspect reach past the page's script)",
-		"expression objectGroup includeCommandLineAPI=false silent returnByValue awaitPromise throwOnSideEffect timeout disableBreaks replMode userGesture=false",
-		"script in the allowed main document's main world, bounded by the same-origin policy like the page's own script; results by value only (no previews or deep serialization of other frames' windows), no user activation (it would let the page open or navigate other origins' windows)"),
+		"expression objectGroup includeCommandLineAPI=false silent returnByValue=true awaitPromise throwOnSideEffect timeout disableBreaks replMode userGesture=false",
+		"script in the allowed main document's main world, bounded by the same-origin policy like the page's own script; results by value only: returnByValue is sent as true, no previews or deep serialization of other frames' windows, and the answer keeps no object id or preview (a thrown object comes back as its description, a string); no user activation (it would let the page open or navigate other origins' windows)"),
 	open("Runtime.callFunctionOn functionDeclaration objectId arguments silent returnByValue generatePreview userGesture awaitPromise objectGroup throwOnSideEffect serializationOptions", whyEval+"; on an object, never on a context id", withheldEvalIDs),
 	open("Runtime.awaitPromise promiseObjectId returnByValue generatePreview", whyObjects, withheldEvalIDs),
 	open("Runtime.getProperties objectId ownProperties accessorPropertiesOnly generatePreview nonIndexedPropertiesOnly", whyObjects, withheldEvalIDs),

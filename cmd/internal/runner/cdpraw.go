@@ -84,6 +84,7 @@ func (r *Runner) CDP(ctx context.Context, req localapi.CDPRequest) (_ localapi.C
 type preparedCDP struct {
 	p       *Page
 	sess    *cdp.Session
+	method  string
 	params  any
 	doc     string
 	tier    policy.Tier
@@ -109,6 +110,8 @@ func (r *Runner) prepareCDP(ctx context.Context, req localapi.CDPRequest) (*prep
 	if err := policy.CheckParams(req.Method, tier, trimmed); err != nil {
 		return nil, err
 	}
+	// Under an allowlist, Runtime.evaluate answers by value only.
+	trimmed = policy.WithForced(req.Method, tier, trimmed)
 	var params any
 	if len(trimmed) > 0 && !bytes.Equal(trimmed, []byte("null")) {
 		params = jsonv2.Value(trimmed)
@@ -130,11 +133,12 @@ func (r *Runner) prepareCDP(ctx context.Context, req localapi.CDPRequest) (*prep
 		t.Release()
 		return nil, err
 	}
-	return &preparedCDP{p: p, sess: sess, params: params, doc: doc, tier: tier, release: t.Release}, nil
+	return &preparedCDP{p: p, sess: sess, method: req.Method, params: params, doc: doc, tier: tier, release: t.Release}, nil
 }
 
 // answer is the result of a command that ran: kept only if the page still
-// shows the authorized document when it carries page data, and bounded.
+// shows the authorized document when it carries page data, scrubbed of
+// object handles under an allowlist (policy.ScrubResult), and bounded.
 func (c *preparedCDP) answer(ctx context.Context, res jsonv2.Value) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(res)) == 0 {
 		res = jsonv2.Value("{}")
@@ -146,6 +150,10 @@ func (c *preparedCDP) answer(ctx context.Context, res jsonv2.Value) (json.RawMes
 		if err := c.p.sameDocument(ctx, c.doc, c.tier); err != nil {
 			return nil, err
 		}
+	}
+	res, err := policy.ScrubResult(c.method, c.tier, res)
+	if err != nil {
+		return nil, err
 	}
 	if len(res) > maxCDPResultChars {
 		return nil, fsm.Refusef(fsm.LimitExceeded, "the result is %d characters; raw CDP results are bounded at %d: ask for less", len(res), maxCDPResultChars)
