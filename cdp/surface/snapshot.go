@@ -296,9 +296,12 @@ func (p *Page) Snapshot(ctx context.Context, opts SnapshotOptions) (*Snapshot, e
 		arg.Query = &q
 	}
 	if opts.Scope != nil {
-		s := opts.Scope
+		s := *opts.Scope
 		switch {
 		case s.Ref != "":
+			if err := p.fillSnapshot(&s); err != nil {
+				return nil, err
+			}
 			r, err := p.record(s.SnapshotID)
 			if err != nil {
 				return nil, err

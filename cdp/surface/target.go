@@ -11,7 +11,8 @@ import (
 )
 
 // Target names one element. Exactly one kind is given: a ref with the
-// snapshot id it came from; a role (optionally with a name); a label; a
+// snapshot id it came from (without one, the page's newest snapshot that
+// lists the ref); a role (optionally with a name); a label; a
 // text; a placeholder; a test id (data-testid); or a CSS selector.
 //
 // Role, name, label and placeholder compare normalized text without case:
@@ -83,12 +84,25 @@ func (t Target) validate() error {
 	if t.Name != "" && t.Role == "" {
 		return fsm.Refuse(fsm.InvalidArgument, "name needs a role")
 	}
-	if t.Ref != "" && t.SnapshotID == "" {
-		return fsm.Refuse(fsm.InvalidArgument, "a ref needs the snapshot id it came from")
-	}
 	if t.Index != nil && *t.Index < 0 {
 		return fsm.Refuse(fsm.InvalidArgument, "index must be zero or more")
 	}
+	return nil
+}
+
+// fillSnapshot gives a bare ref (no snapshot id) the newest snapshot of
+// this page that lists it ([Page.SnapshotOf]): the ref stays fenced to that
+// snapshot's document, so a ref whose document was replaced is
+// browser_binding_stale, never rebound.
+func (p *Page) fillSnapshot(t *Target) error {
+	if t.Ref == "" || t.SnapshotID != "" {
+		return nil
+	}
+	id, err := p.SnapshotOf(t.Ref)
+	if err != nil {
+		return err
+	}
+	t.SnapshotID = id
 	return nil
 }
 
@@ -104,6 +118,9 @@ type binding struct {
 // snapshot, ref membership and the world of its frame document.
 func (p *Page) bind(ctx context.Context, t Target) (*binding, error) {
 	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if err := p.fillSnapshot(&t); err != nil {
 		return nil, err
 	}
 	pt := pageTarget{Role: t.Role, Name: t.Name, Label: t.Label, Text: t.Text, Placeholder: t.Placeholder, TestID: t.TestID, CSS: t.CSS, Index: t.Index}

@@ -164,9 +164,19 @@ func TestJSONShapesGolden(t *testing.T) {
 	jsonOf("screenshot", 0, "screenshot", p.ID, "-o", filepath.Join(t.TempDir(), "shot.png"))
 	jsonOf("eval", 0, "eval", p.ID, "1 + 1")
 	var snap struct {
-		ID string `json:"snapshotId"`
+		ID   string `json:"snapshotId"`
+		Text string `json:"text"`
 	}
 	json.Unmarshal([]byte(jsonOf("snapshot", 0, "snapshot", p.ID)), &snap)
+	// A bare ref means the page's latest snapshot: no --snapshot needed.
+	goRef := regexp.MustCompile(`button "Go" \[(e[0-9]+)\]`).FindStringSubmatch(snap.Text)
+	if goRef == nil {
+		t.Fatalf("the snapshot lists no ref for the Go button:\n%s", snap.Text)
+	}
+	jsonOf("click", 0, "click", p.ID, goRef[1])
+	if _, out, _ := e.run("read", p.ID); !strings.Contains(out, "clicked") {
+		t.Fatalf("click by a bare ref did not click the button: the page reads %q", out)
+	}
 	jsonOf("click", 0, "click", p.ID, "--role", "button", "--name", "Go")
 	jsonOf("hover", 0, "hover", p.ID, "--label", "Name")
 	jsonOf("type", 0, "type", p.ID, "--label", "Name", "--value", "ada")
@@ -179,6 +189,7 @@ func TestJSONShapesGolden(t *testing.T) {
 	jsonOf("upload-refused", 3, "upload", p.ID, "--css", "#file", "--file", "x.txt")
 	jsonOf("dialog", 0, "dialog", p.ID)
 	jsonOf("wait", 0, "wait", p.ID, "--for", "text", "--for-text", "clicked", "--timeout", "5s")
+	jsonOf("wait-timeout", 3, "wait", p.ID, "--for", "text", "--for-text", "never on this page", "--timeout", "200ms")
 	jsonOf("console", 0, "console", p.ID)
 	jsonOf("network", 0, "network", p.ID)
 	jsonOf("probe", 0, "probe", p.ID, "--action", "click", "--role", "button", "--name", "Go")
@@ -197,6 +208,7 @@ func TestJSONShapesGolden(t *testing.T) {
 	jsonOf("close", 0, "close", b.ID)
 	jsonOf("doctor", 0, "doctor")
 	jsonOf("policy-check", 0, "policy", "check", "--allow", "example.com", "https://example.com/")
+	jsonOf("policy-check-denied", 3, "policy", "check", "--allow", "example.com", "https://example.com/", "https://other.example/")
 	jsonOf("bridge-status", 0, "bridge", "status")
 	jsonOf("stop", 0, "stop")
 

@@ -94,13 +94,15 @@ type ErrorInfo struct {
 // code's class ([fsm.Code.CLIExit]: 3, or 2 for a malformed request, 1 for
 // a failed navigation), a bad command line 2, an unreachable Runner 4,
 // anything else 1. With --json, stdout carries one object for the error
-// too: {"refusal":{"code","detail","next"}} or {"error":{"kind","message"}}.
+// too: {"refusal":{"code","detail","next"}} or {"error":{"kind","message"}},
+// unless the verb already printed its one object (cmdutil.Shown).
 func exitCode(f *Factory, err error) int {
 	if err == nil {
 		return ExitOK
 	}
+	_, shown := errors.AsType[*cmdutil.ShownError](err)
 	if r, ok := fsm.AsRefusal(err); ok {
-		if f.JSON {
+		if f.JSON && !shown {
 			json.NewEncoder(f.IO.Out).Encode(RefusalOutput{Refusal: r})
 		}
 		fmt.Fprintf(f.IO.Err, "refused: %s\n", r.Code)
@@ -118,7 +120,7 @@ func exitCode(f *Factory, err error) int {
 	} else if errors.Is(err, cmdutil.ErrRunnerUnreachable) {
 		code, kind = ExitUnreachable, "unreachable"
 	}
-	if _, shown := errors.AsType[*cmdutil.ShownError](err); f.JSON && !shown {
+	if f.JSON && !shown {
 		json.NewEncoder(f.IO.Out).Encode(ErrorOutput{Error: ErrorInfo{Kind: kind, Message: err.Error()}})
 	}
 	fmt.Fprintf(f.IO.Err, "%s: %v\n", prefix, err)

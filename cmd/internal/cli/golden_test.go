@@ -137,6 +137,17 @@ func verbCases(t *testing.T) []verbCase {
 			`{"page":"p-1","action":"click","role":"button","tag":"button"}`, `click: ok role="button"`),
 		act("type", []string{"type", "p-1", "--label", "Name", "--value", "ada"}, localapi.ActRequest{Page: "p-1", Action: "type", Target: &localapi.Target{Label: "Name"}, Text: "ada"},
 			`{"page":"p-1","action":"type","role":"textbox","requested":3,"delivered":3}`, "requested=3 delivered=3"),
+		act("click-bare-ref", []string{"click", "p-1", "e7"}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{Ref: "e7"}},
+			`{"page":"p-1","action":"click","role":"link","navigation":{"url":"https://a.example/next","title":"Next"},"newTab":{"url":"https://a.example/popup"},"download":{"guid":"g","suggestedFilename":"report.pdf"}}`,
+			`it navigated to https://a.example/next, title "Next"; refs from before are stale`),
+		act("click-compact-target", []string{"click", "p-1", `{"role":"button","name":"Go"}`, "--index", "1"}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{Role: "button", Name: "Go", Index: ptr(1)}},
+			`{"page":"p-1","action":"click","role":"button","dialog":{"type":"confirm","message":"Sure?"}}`, `a confirm dialog opened: "Sure?"; the page waits until it is answered (webcodex dialog p-1 --accept|--dismiss)`),
+		act("click-selector", []string{"click", "p-1", "form > button.primary"}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{CSS: "form > button.primary"}},
+			`{"page":"p-1","action":"click","role":"button","newTab":{"url":"https://a.example/popup"}}`, "it opened a new tab to https://a.example/popup"),
+		act("type-slowly", []string{"type", "p-1", "e2", "--value", "ada", "--slowly"}, localapi.ActRequest{Page: "p-1", Action: "type", Target: &localapi.Target{Ref: "e2"}, Text: "ada", Slowly: true},
+			`{"page":"p-1","action":"type","role":"textbox","requested":3,"delivered":3}`, "requested=3 delivered=3"),
+		act("select-value", []string{"select", "p-1", "#pick", "--value", "a", "--value", "b"}, localapi.ActRequest{Page: "p-1", Action: "select", Target: &localapi.Target{CSS: "#pick"}, Values: []string{"a", "b"}},
+			`{"page":"p-1","action":"select","selected":["a","b"]}`, `selected=["a","b"]`),
 		act("hover", []string{"hover", "p-1", "--text", "Menu"}, localapi.ActRequest{Page: "p-1", Action: "hover", Target: &localapi.Target{Text: "Menu"}},
 			`{"page":"p-1","action":"hover","role":"menuitem"}`, "hover: ok"),
 		act("fill", []string{"fill", "p-1", "--placeholder", "Name", "--value", ""}, localapi.ActRequest{Page: "p-1", Action: "fill", Target: &localapi.Target{Placeholder: "Name"}},
@@ -153,6 +164,15 @@ func verbCases(t *testing.T) []verbCase {
 			`{"page":"p-1","action":"scroll","scroll":{"atBottom":true,"atTop":false,"y":2400,"height":3000,"viewport":600}}`, `"atBottom":true`),
 		act("upload", []string{"upload", "p-1", "--css", "#file", "--file", "a.txt"}, localapi.ActRequest{Page: "p-1", Action: "upload", Target: &localapi.Target{CSS: "#file"}, Files: []string{"a.txt"}},
 			`{"page":"p-1","action":"upload","files":["a.txt"]}`, `files=["a.txt"]`),
+		{name: "dialog-value", args: []string{"dialog", "p-1", "--accept", "--value", "yes"}, route: "dialog", want: localapi.DialogRequest{Page: "p-1", Accept: ptr(true), Text: "yes"},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Dialog, decoded[localapi.DialogResult](`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`), nil)
+			}, human: `"accepted":true`},
+		{name: "probe-select", args: []string{"probe", "p-1", "#pick", "--action", "select", "--value", "b"}, route: "probe",
+			want: localapi.ProbeRequest{ActRequest: localapi.ActRequest{Page: "p-1", Action: "select", Target: &localapi.Target{CSS: "#pick"}, Values: []string{"b"}}},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Probe, decoded[localapi.ProbeResult](`{"page":"p-1","before":{"document":"d-1","url":"https://a.example/","title":"A"},"documentChanged":false,"action":{"action":"select","selected":["b"]},"consoleErrors":[],"settled":true,"inFlight":0}`), nil)
+			}, human: `"settled":true`},
 		{name: "dialog", args: []string{"dialog", "p-1", "--accept", "--text", "yes"}, route: "dialog", want: localapi.DialogRequest{Page: "p-1", Accept: ptr(true), Text: "yes"},
 			serve: func(f *fakeRunner) {
 				answer(f, localapi.Dialog, decoded[localapi.DialogResult](`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`), nil)
@@ -239,6 +259,30 @@ func TestFakeRunnerRefusalPresented(t *testing.T) {
 	golden(t, "attach-consent-required", out)
 }
 
+// TestWaitThatRunsOutIsRefusedTimeout: a wait whose condition does not
+// hold within --timeout exits 3 with timeout, in --json as one refusal
+// object naming the page.
+func TestWaitThatRunsOutIsRefusedTimeout(t *testing.T) {
+	fr := newFakeRunner()
+	answer(fr, localapi.Wait, decoded[localapi.WaitResult](`{"page":"p-1","found":false,"condition":"text","elapsedMs":300}`), nil)
+	code, out, errs := runFake(fr, "wait", "p-1", "--for", "text", "--for-text", "never", "--timeout", "300ms", "--json")
+	if code != ExitRefused || !strings.Contains(errs, "refused: timeout") {
+		t.Fatalf("exit %d, stderr %q; want %d and timeout", code, errs, ExitRefused)
+	}
+	var v RefusalOutput
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Refusal == nil || v.Refusal.Code != fsm.Timeout || v.Refusal.Page != "p-1" {
+		t.Fatalf("--json = %q (%v), want one timeout refusal naming p-1", out, err)
+	}
+	fr = newFakeRunner()
+	answer(fr, localapi.Wait, decoded[localapi.WaitResult](`{"page":"p-1","found":false,"condition":"visible","elapsedMs":300}`), nil)
+	if code, _, errs := runFake(fr, "wait", "p-1", "e4", "--for", "visible", "--timeout", "300ms"); code != ExitRefused || !strings.Contains(errs, "visible did not hold within 300ms") {
+		t.Fatalf("human: exit %d, stderr %q", code, errs)
+	}
+	if got := fr.got[localapi.Wait.Name].(localapi.WaitRequest); got.Target == nil || got.Target.Ref != "e4" {
+		t.Fatalf("wait TARGET sent %+v, want the bare ref e4", got.Target)
+	}
+}
+
 // TestUsageMistakesNeverReachTheRunner: a command line the verb refuses
 // sends nothing.
 func TestUsageMistakesNeverReachTheRunner(t *testing.T) {
@@ -248,6 +292,12 @@ func TestUsageMistakesNeverReachTheRunner(t *testing.T) {
 		{"attach", "--offer", "o-1", "--endpoint", "127.0.0.1:1"},
 		{"dialog", "p-1", "--accept", "--dismiss"},
 		{"launch", "--headless", "--headed"},
+		{"click", "p-1", "e1", "--css", "a"},                // TARGET and a flag
+		{"click", "p-1", `{"role":"button","bogus":1}`},     // unknown key
+		{"click", "p-1", `{"name":"Go"}`},                   // name without role
+		{"click", "p-1", "--ref", "e1x"},                    // not a ref
+		{"click", "p-1", "e1", "extra"},                     // three arguments
+		{"click", "p-1", "--snapshot", "s-1", "--css", "a"}, // snapshot without ref
 	} {
 		fr := newFakeRunner()
 		answer(fr, localapi.Act, localapi.ActResult{}, nil)

@@ -5,14 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
 )
 
-// targetFlags are the semantic target flags every element verb takes.
+// targetFlags are the target an element verb takes: one positional TARGET
+// after PAGE, as MCP's target (a ref, a compact target object or a CSS
+// selector), or the flags that name one way of finding the element.
 type targetFlags struct {
 	t     localapi.Target
 	index int
@@ -20,8 +27,8 @@ type targetFlags struct {
 
 func (tf *targetFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&tf.t.Ref, "ref", "", "element ref eN from a snapshot (with --snapshot)")
-	fl.StringVar(&tf.t.SnapshotID, "snapshot", "", "the snapshot id the ref came from")
+	fl.StringVar(&tf.t.Ref, "ref", "", "element ref eN from a snapshot (the page's latest snapshot listing it, unless --snapshot names one)")
+	fl.StringVar(&tf.t.SnapshotID, "snapshot", "", "the snapshot id the ref came from (optional)")
 	fl.StringVar(&tf.t.Role, "role", "", "ARIA role (with --name)")
 	fl.StringVar(&tf.t.Name, "name", "", "accessible name")
 	fl.StringVar(&tf.t.Label, "label", "", "label text of a form control")
@@ -32,17 +39,94 @@ func (tf *targetFlags) add(cmd *cobra.Command) {
 	fl.IntVar(&tf.index, "index", -1, "pick the Nth visible match (0-based)")
 }
 
-// target returns the target, or nil when no flag was given.
-func (tf *targetFlags) target() *localapi.Target {
+// targetHelp is the shape of a TARGET, as usage errors say it.
+const targetHelp = `TARGET is a ref (e5), a target object ('{"role":"button","name":"Save"}', or one of label, text, placeholder, testId, css) or a CSS selector; or use --ref, --role/--name, --label, --text, --placeholder, --testid or --css`
+
+// refPattern is a ref as snapshots print it: e5, or f1e3 inside a frame.
+var refPattern = regexp.MustCompile(`^(f[0-9]+)?e[0-9]+$`)
+
+// parseTarget reads a positional TARGET the way MCP reads target: a ref, a
+// compact target object with MCP's keys, or else a CSS selector (which must
+// match one visible element unless --index picks one).
+func parseTarget(s string) (localapi.Target, error) {
+	switch {
+	case refPattern.MatchString(s):
+		return localapi.Target{Ref: s}, nil
+	case strings.HasPrefix(strings.TrimSpace(s), "{"):
+		var t localapi.Target
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&t); err != nil {
+			return t, &UsageError{Err: fmt.Errorf("TARGET %q is not a target object: %s", s, targetHelp)}
+		}
+		return t, nil
+	case strings.TrimSpace(s) == "":
+		return localapi.Target{}, &UsageError{Err: errors.New("TARGET is empty: " + targetHelp)}
+	}
+	return localapi.Target{CSS: s}, nil
+}
+
+// target returns the target the command line names, or nil when none: the
+// positional TARGET (args[0], when given) or the flags, never both.
+func (tf *targetFlags) target(args ...string) (*localapi.Target, error) {
 	t := tf.t
+	if len(args) > 0 {
+		if t != (localapi.Target{}) {
+			return nil, &UsageError{Err: errors.New("give TARGET or target flags, not both")}
+		}
+		var err error
+		if t, err = parseTarget(args[0]); err != nil {
+			return nil, err
+		}
+	}
 	if tf.index >= 0 {
 		i := tf.index
 		t.Index = &i
 	}
 	if t == (localapi.Target{}) {
+		return nil, nil
+	}
+	if err := checkTarget(t); err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// checkTarget refuses, before anything is sent, a target that names no
+// element or more than one way of finding it (MCP's check).
+func checkTarget(t localapi.Target) error {
+	kinds := 0
+	for _, s := range []string{t.Ref, t.Role, t.Label, t.Text, t.Placeholder, t.TestID, t.CSS} {
+		if s != "" {
+			kinds++
+		}
+	}
+	switch {
+	case t.Name != "" && t.Role == "":
+		return &UsageError{Err: errors.New("--name goes with --role, e.g. --role button --name Save")}
+	case kinds == 0:
+		return &UsageError{Err: errors.New("the target names no element: " + targetHelp)}
+	case kinds > 1:
+		return &UsageError{Err: errors.New("the target gives more than one way to find the element: give one")}
+	case t.SnapshotID != "" && t.Ref == "":
+		return &UsageError{Err: errors.New("--snapshot goes with --ref")}
+	case t.Ref != "" && !refPattern.MatchString(t.Ref):
+		return &UsageError{Err: fmt.Errorf("ref %q is not a ref like e5 (from a snapshot)", t.Ref)}
+	case t.Index != nil && *t.Index < 0:
+		return &UsageError{Err: errors.New("--index is zero or more")}
+	}
+	return nil
+}
+
+// pageAndTarget are the positional arguments of an element verb: PAGE and
+// an optional TARGET.
+func pageAndTarget(verb string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < 1 || len(args) > 2 {
+			return &UsageError{Err: fmt.Errorf("%s takes PAGE and an optional TARGET (%d arguments given); %s", verb, len(args), targetHelp)}
+		}
 		return nil
 	}
-	return &t
 }
 
 // compact prints v as one line of JSON: the human form of results that
@@ -64,7 +148,10 @@ func NewCmdSnapshot(f *Factory) *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			req.Page = args[0]
-			req.Scope = scope.target()
+			var err error
+			if req.Scope, err = scope.target(); err != nil {
+				return err
+			}
 			res, err := call(f, localapi.Snapshot, req)
 			if err != nil {
 				return err
@@ -87,8 +174,8 @@ func NewCmdSnapshot(f *Factory) *cobra.Command {
 	cmd.Flags().IntVar(&req.MaxChars, "max", 0, "chunk budget in characters (default about 20,000)")
 	cmd.Flags().StringVar(&req.Cursor, "cursor", "", "read the next chunk of an earlier snapshot")
 	fl := cmd.Flags()
-	fl.StringVar(&scope.t.Ref, "scope-ref", "", "limit to the subtree of this ref (with --scope-snapshot)")
-	fl.StringVar(&scope.t.SnapshotID, "scope-snapshot", "", "snapshot id of --scope-ref")
+	fl.StringVar(&scope.t.Ref, "scope-ref", "", "limit to the subtree of this ref (of the page's latest snapshot listing it, unless --scope-snapshot names one)")
+	fl.StringVar(&scope.t.SnapshotID, "scope-snapshot", "", "snapshot id of --scope-ref (optional)")
 	fl.StringVar(&scope.t.CSS, "scope-css", "", "limit to the subtree of this CSS selector")
 	scope.index = -1
 	return cmd
@@ -101,12 +188,15 @@ func newActCmd(f *Factory, action, use, short string, setup func(cmd *cobra.Comm
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args:  exactArgs(1),
+		Args:  pageAndTarget(action),
 		RunE: func(_ *cobra.Command, args []string) error {
 			req.Page = args[0]
-			req.Target = tf.target()
+			var err error
+			if req.Target, err = tf.target(args[1:]...); err != nil {
+				return err
+			}
 			if needsTarget && req.Target == nil {
-				return &UsageError{Err: fmt.Errorf("%s needs a target: --ref/--snapshot, --role/--name, --label, --text, --placeholder, --testid or --css", action)}
+				return &UsageError{Err: fmt.Errorf("%s needs a target: %s", action, targetHelp)}
 			}
 			res, err := call(f, localapi.Act, *req)
 			if err != nil {
@@ -136,26 +226,39 @@ func needFlag(name, usage string, emptyOK bool) func(*cobra.Command, []string) e
 	}
 }
 
+// aliasFlag makes --alias another spelling of --name on cmd.
+func aliasFlag(cmd *cobra.Command, alias, name string) {
+	cmd.Flags().SetNormalizeFunc(func(_ *pflag.FlagSet, n string) pflag.NormalizedName {
+		if n == alias {
+			n = name
+		}
+		return pflag.NormalizedName(n)
+	})
+}
+
 // NewCmdActions returns the action verbs.
 func NewCmdActions(f *Factory) []*cobra.Command {
 	return []*cobra.Command{
 		newActCmd(f, "click", "click PAGE TARGET", "Click an element (scrolled into view, hit-tested, real mouse events)", nil, true),
 		newActCmd(f, "hover", "hover PAGE TARGET", "Move the mouse over an element", nil, true),
-		newActCmd(f, "type", "type PAGE TARGET --value TEXT", "Type into a field with real input; reports requested vs delivered characters", func(cmd *cobra.Command, req *localapi.ActRequest) {
+		newActCmd(f, "type", "type PAGE TARGET --value TEXT [--slowly]", "Type into a field with real input; reports requested vs delivered characters", func(cmd *cobra.Command, req *localapi.ActRequest) {
 			cmd.Flags().StringVar(&req.Text, "value", "", "the text to type (required, never echoed)")
+			cmd.Flags().BoolVar(&req.Slowly, "slowly", false, "one key event per character (for pages that react to each key)")
 			cmd.PreRunE = needFlag("value", "type needs --value TEXT: the text to type", false)
 		}, true),
-		newActCmd(f, "fill", "fill PAGE TARGET --value TEXT", "Clear a field, then type into it (--value '' only clears it)", func(cmd *cobra.Command, req *localapi.ActRequest) {
+		newActCmd(f, "fill", "fill PAGE TARGET --value TEXT [--slowly]", "Clear a field, then type into it (--value '' only clears it)", func(cmd *cobra.Command, req *localapi.ActRequest) {
 			cmd.Flags().StringVar(&req.Text, "value", "", "the text to fill (required, never echoed)")
+			cmd.Flags().BoolVar(&req.Slowly, "slowly", false, "one key event per character (for pages that react to each key)")
 			cmd.PreRunE = needFlag("value", "fill needs --value TEXT (--value '' clears the field)", true)
 		}, true),
 		newActCmd(f, "press", "press PAGE --key KEYS [TARGET]", "Send real key events (Enter, ArrowDown, Control+a …)", func(cmd *cobra.Command, req *localapi.ActRequest) {
 			cmd.Flags().StringVar(&req.Keys, "key", "", "keys to press, e.g. Enter or Control+a (required)")
 			cmd.PreRunE = needFlag("key", "press needs --key KEYS, e.g. --key Enter", false)
 		}, false),
-		newActCmd(f, "select", "select PAGE TARGET --option VALUE…", "Select options of a <select> by value or visible label", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringArrayVar(&req.Values, "option", nil, "value or visible label (repeatable, at least one)")
-			cmd.PreRunE = needFlag("option", "select needs --option VALUE (repeatable)", false)
+		newActCmd(f, "select", "select PAGE TARGET --value VALUE…", "Select options of a <select> by value or visible label", func(cmd *cobra.Command, req *localapi.ActRequest) {
+			cmd.Flags().StringArrayVar(&req.Values, "value", nil, "value or visible label (repeatable, at least one; --option is the same flag)")
+			aliasFlag(cmd, "option", "value")
+			cmd.PreRunE = needFlag("value", "select needs --value VALUE (repeatable)", false)
 		}, true),
 		newActCmd(f, "check", "check PAGE TARGET", "Check a checkbox or radio (read back)", nil, true),
 		newActCmd(f, "uncheck", "uncheck PAGE TARGET", "Uncheck a checkbox (read back)", nil, true),
@@ -176,7 +279,7 @@ func newDialogCmd(f *Factory) *cobra.Command {
 	var accept, dismiss bool
 	var text string
 	cmd := &cobra.Command{
-		Use:   "dialog PAGE [--accept|--dismiss] [--text PROMPT]",
+		Use:   "dialog PAGE [--accept|--dismiss] [--value PROMPT]",
 		Short: "Report an open JavaScript dialog, or accept or dismiss it",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -196,7 +299,8 @@ func newDialogCmd(f *Factory) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&accept, "accept", false, "accept the dialog")
 	cmd.Flags().BoolVar(&dismiss, "dismiss", false, "dismiss the dialog")
-	cmd.Flags().StringVar(&text, "text", "", "text for a prompt dialog")
+	cmd.Flags().StringVar(&text, "value", "", "text for a prompt dialog (--text is the same flag)")
+	aliasFlag(cmd, "text", "value")
 	return cmd
 }
 
@@ -206,14 +310,23 @@ func NewCmdWait(f *Factory) *cobra.Command {
 	var tf targetFlags
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "wait PAGE --for load|url|text|text_gone|visible|hidden|enabled",
-		Short: "Wait for a condition (a timeout is found:false, not an error)",
-		Args:  exactArgs(1),
+		Use:   "wait PAGE [TARGET] --for load|url|text|text_gone|visible|hidden|enabled",
+		Short: "Wait for a condition; one that does not hold within --timeout is refused timeout (exit 3)",
+		Args:  pageAndTarget("wait"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			req.Page, req.Target, req.TimeoutMS = args[0], tf.target(), int(timeout/time.Millisecond)
+			var err error
+			if req.Target, err = tf.target(args[1:]...); err != nil {
+				return err
+			}
+			req.Page, req.TimeoutMS = args[0], int(timeout/time.Millisecond)
 			res, err := callWith(f, localapi.Wait, req, timeout+defaultTimeout)
 			if err != nil {
 				return err
+			}
+			if !res.Found {
+				ref := fsm.Refusef(fsm.Timeout, "%s did not hold within %s", res.Condition, timeout)
+				ref.Page = req.Page
+				return ref
 			}
 			return f.Emit(res, func(w io.Writer) {
 				fmt.Fprintf(w, "%s: found=%v after %dms\n", res.Condition, res.Found, res.ElapsedMS)
@@ -262,12 +375,25 @@ func newDiagCmd(f *Factory, name, short string, rt localapi.Route[localapi.DiagR
 func NewCmdProbe(f *Factory) *cobra.Command {
 	var req localapi.ProbeRequest
 	var tf targetFlags
+	var values []string
 	cmd := &cobra.Command{
-		Use:   "probe PAGE --action click|hover|type|fill|press|select|check|uncheck TARGET",
+		Use:   "probe PAGE [TARGET] --action click|hover|type|fill|press|select|check|uncheck",
 		Short: "One action, with before/after document identity, console errors it raised and whether the page settled",
-		Args:  exactArgs(1),
+		Args:  pageAndTarget("probe"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			req.Page, req.Target = args[0], tf.target()
+			var err error
+			if req.Target, err = tf.target(args[1:]...); err != nil {
+				return err
+			}
+			req.Page = args[0]
+			switch {
+			case req.Action == "select":
+				req.Values = values
+			case len(values) > 1:
+				return &UsageError{Err: fmt.Errorf("%s takes one --value", req.Action)}
+			case len(values) == 1:
+				req.Text = values[0]
+			}
 			res, err := call(f, localapi.Probe, req)
 			if err != nil {
 				return err
@@ -276,9 +402,10 @@ func NewCmdProbe(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&req.Action, "action", "click", "the action")
-	cmd.Flags().StringVar(&req.Text, "value", "", "text for type and fill")
+	cmd.Flags().StringArrayVar(&values, "value", nil, "text for type and fill; values for select (repeatable; --option is the same flag)")
+	aliasFlag(cmd, "option", "value")
+	cmd.Flags().BoolVar(&req.Slowly, "slowly", false, "type and fill: one key event per character")
 	cmd.Flags().StringVar(&req.Keys, "key", "", "keys for press")
-	cmd.Flags().StringArrayVar(&req.Values, "option", nil, "values for select")
 	tf.add(cmd)
 	return cmd
 }
@@ -326,11 +453,49 @@ func actLine(action string, res localapi.ActResult) string {
 	if res.Scroll != nil {
 		add("scroll", res.Scroll)
 	}
-	if res.Dialog != nil {
-		add("dialog", res.Dialog)
-	}
 	if res.Rebound {
 		add("rebound", true)
 	}
-	return strings.Join(parts, " ")
+	lines := []string{strings.Join(parts, " ")}
+	return strings.Join(append(lines, effectLines(res.Page, res.ActionResult)...), "\n")
+}
+
+// effectLines say what an action caused, a line each, as MCP's results
+// say it: a navigation, a new tab, a download, a dialog.
+func effectLines(page string, res surface.ActionResult) []string {
+	var lines []string
+	to := func(url string) string {
+		if url == "" {
+			return ""
+		}
+		return " to " + url
+	}
+	if n := res.Navigation; n != nil {
+		switch {
+		case n.Pending:
+			lines = append(lines, "it started a navigation"+to(n.URL)+" that had not committed yet")
+		case n.SameDocument:
+			lines = append(lines, "it moved within the document"+to(n.URL)+" (refs stay valid)")
+		default:
+			line := "it navigated" + to(n.URL)
+			if n.Title != "" {
+				line += fmt.Sprintf(", title %q", n.Title)
+			}
+			lines = append(lines, line+"; refs from before are stale: take a snapshot")
+		}
+	}
+	if res.NewTab != nil {
+		lines = append(lines, "it opened a new tab"+to(res.NewTab.URL)+" (webcodex tabs BROWSER lists it)")
+	}
+	if res.Download != nil {
+		name := res.Download.SuggestedFilename
+		if name == "" {
+			name = "a file"
+		}
+		lines = append(lines, "it started a download: "+name+" (webcodex downloads BROWSER lists it)")
+	}
+	if d := res.Dialog; d != nil {
+		lines = append(lines, fmt.Sprintf("a %s dialog opened: %q; the page waits until it is answered (webcodex dialog %s --accept|--dismiss)", d.Type, d.Message, page))
+	}
+	return lines
 }

@@ -11,7 +11,15 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 )
 
-// PolicyVerdict is one line of `webcodex policy check --json`.
+// PolicyCheck is `webcodex policy check --json`: one object, the verdict on
+// every URL and whether all were allowed.
+type PolicyCheck struct {
+	Mode     string          `json:"mode"`
+	Allowed  bool            `json:"allowed"` // every URL allowed
+	Verdicts []PolicyVerdict `json:"verdicts"`
+}
+
+// PolicyVerdict is one URL's verdict in a [PolicyCheck].
 type PolicyVerdict struct {
 	URL     string   `json:"url"`
 	Allowed bool     `json:"allowed"`
@@ -33,11 +41,12 @@ func NewCmdPolicy(f *cmdutil.Factory) *cobra.Command {
 	var allow []string
 	check := &cobra.Command{
 		Use:   "check [--mode attach|launch] [--allow ORIGIN…] [--] URL…",
-		Short: "Print the origin gate's verdict for each URL (exit 0 when every URL was judged)",
+		Short: "Print the origin gate's verdict for each URL (exit 0 when every URL is allowed, 3 when one is denied)",
 		Long: "Judges each URL with the origin gate a browser would get from these --allow entries.\n" +
 			"--mode attach (default): an empty list authorizes nothing. --mode launch: an empty list is the open web (http, https).\n" +
 			"Entries the gate drops (single labels, wildcards, paths, …) are reported on stderr.\n" +
-			"With --json, one object per URL: {\"url\", \"allowed\", and \"code\" and \"detail\" when denied}.",
+			"With --json, one object: {\"mode\", \"allowed\" (every URL), \"verdicts\": [{\"url\", \"allowed\", and \"code\" and \"detail\" when denied}]}.\n" +
+			"Exits 3 (refused, origin_denied) when any URL is denied.",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &cmdutil.UsageError{Err: fmt.Errorf("policy check needs at least one URL")}
@@ -55,7 +64,8 @@ func NewCmdPolicy(f *cmdutil.Factory) *cobra.Command {
 			for _, d := range dropped {
 				fmt.Fprintf(f.IO.Err, "allow entry %q is dropped: %s\n", d.Entry, d.Reason)
 			}
-			enc := json.NewEncoder(f.IO.Out)
+			res := PolicyCheck{Mode: mode, Allowed: true, Verdicts: []PolicyVerdict{}}
+			denied := 0
 			for _, u := range args {
 				v := PolicyVerdict{URL: u, Allowed: true}
 				if err := gate.Check(u); err != nil {
@@ -66,17 +76,27 @@ func NewCmdPolicy(f *cmdutil.Factory) *cobra.Command {
 						v.Code, v.Detail = fsm.OriginDenied, "the URL could not be judged"
 					}
 				}
-				if f.JSON {
-					if err := enc.Encode(v); err != nil {
-						return err
+				if !v.Allowed {
+					res.Allowed = false
+					denied++
+				}
+				res.Verdicts = append(res.Verdicts, v)
+			}
+			if f.JSON {
+				if err := json.NewEncoder(f.IO.Out).Encode(res); err != nil {
+					return err
+				}
+			} else {
+				for _, v := range res.Verdicts {
+					if v.Allowed {
+						fmt.Fprintf(f.IO.Out, "allowed\t%s\n", v.URL)
+					} else {
+						fmt.Fprintf(f.IO.Out, "denied\t%s\t%s: %s\n", v.URL, v.Code, v.Detail)
 					}
-					continue
 				}
-				if v.Allowed {
-					fmt.Fprintf(f.IO.Out, "allowed\t%s\n", u)
-				} else {
-					fmt.Fprintf(f.IO.Out, "denied\t%s\t%s: %s\n", u, v.Code, v.Detail)
-				}
+			}
+			if denied > 0 {
+				return cmdutil.Shown(fsm.Refusef(fsm.OriginDenied, "%d of %d URLs denied by this allowlist", denied, len(args)))
 			}
 			return nil
 		},
