@@ -61,6 +61,10 @@ type ActionResult struct {
 	Dialog *Dialog `json:"dialog,omitempty"`
 	// Scroll is the scroll position after scroll.
 	Scroll *ScrollState `json:"scroll,omitempty"`
+	// Viewport is the viewport size after resize.
+	Viewport *Viewport `json:"viewport,omitempty"`
+	// Media holds the media overrides in force after emulate_media.
+	Media map[string]string `json:"media,omitempty"`
 	// Navigation, NewTab and Download report what the action caused, each
 	// only when it happened (effects.go).
 	Navigation *Navigation    `json:"navigation,omitempty"`

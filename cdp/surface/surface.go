@@ -105,6 +105,8 @@ type Page struct {
 	diag      diagnostics
 	ctxs      contextWatches // execution contexts by session (contexts.go)
 	effects   effectLog      // what actions caused (effects.go)
+	ptr       pointerState   // where raw pointer input left the pointer (pointer.go)
+	media     mediaState     // the media overrides set on this session (emulate.go)
 
 	barrier chan chan struct{} // sync requests to the event goroutine
 }

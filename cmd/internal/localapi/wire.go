@@ -304,7 +304,7 @@ type SnapshotRequest struct {
 }
 
 // ActRequest is one page action: click, hover, type, fill, press, select,
-// check, uncheck, scroll or upload.
+// check, uncheck, scroll, upload, pointer, resize or emulate_media.
 type ActRequest struct {
 	Page   string   `json:"page"`
 	Action string   `json:"action"`
@@ -317,6 +317,15 @@ type ActRequest struct {
 	To     string   `json:"to,omitempty"`     // scroll: top or bottom
 	DX     float64  `json:"dx,omitempty"`     // scroll by pixels
 	DY     float64  `json:"dy,omitempty"`
+	// Pointer is raw pointer input at viewport coordinates (action
+	// pointer: Playwright's vision tools), hit tested like every pointer
+	// input.
+	Pointer *surface.Pointer `json:"pointer,omitempty"`
+	// Viewport is the size resize sets.
+	Viewport *surface.Viewport `json:"viewport,omitempty"`
+	// Media changes media overrides (emulate_media): a feature's CSS name
+	// or "media" to its value, "" to clear it; keys not named keep theirs.
+	Media map[string]string `json:"media,omitempty"`
 	// IdempotencyKey names the effect: a repeat with the same key gets the
 	// recorded outcome and is never dispatched again. Minted when empty.
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`

@@ -111,7 +111,11 @@ func actionText(f localapi.ActResult) string {
 	case "":
 		lines = append(lines, "done")
 	default:
-		lines = append(lines, f.Action+" done")
+		if text, ok := pointerText(f); ok { // tools_playwright.go
+			lines = append(lines, text)
+		} else {
+			lines = append(lines, f.Action+" done")
+		}
 	}
 	if f.NoOp {
 		lines = append(lines, "it was already in that state: nothing changed")

@@ -157,6 +157,18 @@ func (r *Runner) act(ctx context.Context, p *Page, req localapi.ActRequest) (*su
 		return p.surf.Press(ctx, req.Target, req.Keys)
 	case "scroll":
 		return p.surf.Scroll(ctx, surface.ScrollOptions{To: req.To, DX: req.DX, DY: req.DY, Target: req.Target})
+	case "pointer":
+		if req.Pointer == nil {
+			return nil, fsm.Refuse(fsm.InvalidArgument, "pointer needs its input")
+		}
+		return p.surf.PointerAt(ctx, *req.Pointer)
+	case "resize":
+		if req.Viewport == nil {
+			return nil, fsm.Refuse(fsm.InvalidArgument, "resize needs width and height")
+		}
+		return p.surf.Resize(ctx, *req.Viewport)
+	case "emulate_media":
+		return p.surf.EmulateMedia(ctx, req.Media)
 	}
 	return nil, fsm.Refusef(fsm.InvalidArgument, "unknown action %q", req.Action)
 }

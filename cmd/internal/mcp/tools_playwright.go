@@ -1,0 +1,296 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/webcodex/webcodex/cdp/surface"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
+)
+
+// The tools of Playwright MCP (0.0.83, `--caps vision,pdf`) that webcodex
+// had no verb for, under Playwright's names, argument names and value
+// shapes: resize, media emulation and the vision group's raw pointer input.
+// Each is one page action through the Runner's act route (origin gate,
+// mutation gate, effect ledger, audit), and every point the pointer touches
+// is hit tested like every pointer input: over a denied frame it is refused.
+
+// playwrightTools are registered after the verb tools, in this order.
+var playwrightTools = []string{
+	"browser_resize", "browser_emulate_media",
+	"browser_mouse_move_xy", "browser_mouse_click_xy", "browser_mouse_drag_xy",
+	"browser_mouse_down", "browser_mouse_up", "browser_mouse_wheel",
+}
+
+// toolGroups names the capability group of each tool that is off by
+// default (Playwright's --caps); a tool not named is in the default list.
+var toolGroups = map[string]string{
+	"browser_mouse_move_xy": "vision", "browser_mouse_click_xy": "vision", "browser_mouse_drag_xy": "vision",
+	"browser_mouse_down": "vision", "browser_mouse_up": "vision", "browser_mouse_wheel": "vision",
+}
+
+func init() { toolOrder = append(toolOrder, playwrightTools...) }
+
+func (s *Server) addPlaywrightTools(control []Scope) {
+	addTool(s, toolSpec{name: "browser_resize", anyOf: control, desc: "Resize the page's viewport (CSS px)."},
+		func(sc *jsonschema.Schema) {
+			bounds(sc, "width", 1, surface.MaxViewportSide)
+			bounds(sc, "height", 1, surface.MaxViewportSide)
+			sc.Required = []string{"width", "height"}
+		}, s.resize)
+	addTool(s, toolSpec{name: "browser_emulate_media", anyOf: control,
+		desc: "Emulate CSS media features; omitted ones stay, null clears."},
+		func(sc *jsonschema.Schema) {
+			for _, f := range mediaArgs {
+				// Playwright's shape: one of the values, or null. The
+				// handler checks it, naming the argument.
+				str := &jsonschema.Schema{Type: "string"}
+				for _, v := range f.values() {
+					str.Enum = append(str.Enum, v)
+				}
+				sc.Properties[f.arg] = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{str, {Type: "null"}}}
+			}
+			sc.Required = nil
+		}, s.emulateMedia)
+
+	point := func(sc *jsonschema.Schema, names ...string) {
+		for _, n := range names {
+			bounds(sc, n, -surface.MaxPointerCoord, surface.MaxPointerCoord)
+		}
+		sc.Required = names
+	}
+	button := func(sc *jsonschema.Schema) { enum(sc, "button", "left", "right", "middle") }
+	addTool(s, toolSpec{name: "browser_mouse_move_xy", anyOf: control, desc: "Move the mouse to x,y (viewport CSS px)."},
+		func(sc *jsonschema.Schema) { point(sc, "x", "y") }, s.mouseMove)
+	addTool(s, toolSpec{name: "browser_mouse_click_xy", anyOf: control, desc: "Click at x,y (viewport CSS px)."},
+		func(sc *jsonschema.Schema) {
+			point(sc, "x", "y")
+			button(sc)
+			bounds(sc, "clickCount", 1, surface.MaxClickCount)
+			bounds(sc, "delay", 0, float64(surface.MaxClickDelay.Milliseconds()))
+		}, s.mouseClick)
+	addTool(s, toolSpec{name: "browser_mouse_drag_xy", anyOf: control, desc: "Drag with the left button from start to end x,y."},
+		func(sc *jsonschema.Schema) { point(sc, "startX", "startY", "endX", "endY") }, s.mouseDrag)
+	addTool(s, toolSpec{name: "browser_mouse_down", anyOf: control, desc: "Press a mouse button where the mouse is."},
+		button, s.mouseButton("down"))
+	addTool(s, toolSpec{name: "browser_mouse_up", anyOf: control, desc: "Release a mouse button where the mouse is."},
+		button, s.mouseButton("up"))
+	addTool(s, toolSpec{name: "browser_mouse_wheel", anyOf: control, desc: "Turn the mouse wheel where the mouse is (px)."},
+		func(sc *jsonschema.Schema) {
+			bounds(sc, "deltaX", -surface.MaxWheelDelta, surface.MaxWheelDelta)
+			bounds(sc, "deltaY", -surface.MaxWheelDelta, surface.MaxWheelDelta)
+			sc.Required = []string{"deltaX", "deltaY"}
+		}, s.mouseWheel)
+}
+
+// ---------------------------------------------------------------- resize
+
+type resizeIn struct {
+	PageArg
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+func (s *Server) resize(ctx context.Context, c *toolCall, in resizeIn) (any, error) {
+	for _, side := range []struct {
+		name string
+		v    float64
+	}{{"width", in.Width}, {"height", in.Height}} {
+		if side.v != math.Trunc(side.v) {
+			return nil, fsm.Refusef(fsm.InvalidArgument, "%s is a whole number of CSS pixels, 1 to %d", side.name, surface.MaxViewportSide)
+		}
+	}
+	v := surface.Viewport{Width: int(in.Width), Height: int(in.Height)}
+	return s.act(ctx, in.Page, localapi.ActRequest{Action: "resize", Viewport: &v}, false)
+}
+
+// ---------------------------------------------------------------- media
+
+// nullable is an argument whose null differs from its absence (Playwright:
+// omitted stays, null clears).
+type nullable struct {
+	set   bool
+	value string
+}
+
+func (n *nullable) UnmarshalJSON(b []byte) error {
+	n.set = true
+	if string(b) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(b, &n.value); err != nil || n.value == "" {
+		return fsm.Refuse(fsm.InvalidArgument, "a media argument is one of its values, or null to clear it")
+	}
+	return nil
+}
+
+type emulateMediaIn struct {
+	PageArg
+	ColorScheme   nullable `json:"colorScheme,omitzero"`
+	ReducedMotion nullable `json:"reducedMotion,omitzero"`
+	ForcedColors  nullable `json:"forcedColors,omitzero"`
+	Contrast      nullable `json:"contrast,omitzero"`
+	Media         nullable `json:"media,omitzero"`
+}
+
+// mediaArgs maps Playwright's argument names to CSS media features.
+type mediaArg struct {
+	arg, feature string
+	get          func(*emulateMediaIn) nullable
+}
+
+var mediaArgs = []mediaArg{
+	{"colorScheme", "prefers-color-scheme", func(in *emulateMediaIn) nullable { return in.ColorScheme }},
+	{"reducedMotion", "prefers-reduced-motion", func(in *emulateMediaIn) nullable { return in.ReducedMotion }},
+	{"forcedColors", "forced-colors", func(in *emulateMediaIn) nullable { return in.ForcedColors }},
+	{"contrast", "prefers-contrast", func(in *emulateMediaIn) nullable { return in.Contrast }},
+	{"media", surface.MediaKey, func(in *emulateMediaIn) nullable { return in.Media }},
+}
+
+// values are the values the argument takes (besides null).
+func (f mediaArg) values() []string {
+	if f.feature == surface.MediaKey {
+		return surface.MediaTypes
+	}
+	return surface.MediaFeatures[f.feature]
+}
+
+func (s *Server) emulateMedia(ctx context.Context, c *toolCall, in emulateMediaIn) (any, error) {
+	change := map[string]string{}
+	for _, f := range mediaArgs {
+		v := f.get(&in)
+		if !v.set {
+			continue
+		}
+		if v.value != "" && !slices.Contains(f.values(), v.value) {
+			return nil, fsm.Refusef(fsm.InvalidArgument, "%s is one of %s, or null to clear it", f.arg, strings.Join(f.values(), ", "))
+		}
+		change[f.feature] = v.value
+	}
+	if len(change) == 0 {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "give at least one of colorScheme, reducedMotion, forcedColors, contrast, media (null clears one)")
+	}
+	return s.act(ctx, in.Page, localapi.ActRequest{Action: "emulate_media", Media: change}, false)
+}
+
+// ---------------------------------------------------------------- vision
+
+type moveIn struct {
+	PageArg
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+type clickXYIn struct {
+	moveIn
+	Button     string  `json:"button,omitempty"`
+	ClickCount float64 `json:"clickCount,omitempty"`
+	Delay      float64 `json:"delay,omitempty" jsonschema:"ms between press and release"`
+}
+
+type dragXYIn struct {
+	PageArg
+	StartX float64 `json:"startX"`
+	StartY float64 `json:"startY"`
+	EndX   float64 `json:"endX"`
+	EndY   float64 `json:"endY"`
+}
+
+type buttonIn struct {
+	PageArg
+	Button string `json:"button,omitempty"`
+}
+
+type wheelIn struct {
+	PageArg
+	DeltaX float64 `json:"deltaX"`
+	DeltaY float64 `json:"deltaY"`
+}
+
+// pointer sends one raw pointer input.
+func (s *Server) pointer(ctx context.Context, page string, p surface.Pointer) (any, error) {
+	return s.act(ctx, page, localapi.ActRequest{Action: "pointer", Pointer: &p}, false)
+}
+
+// whole refuses v unless it is a whole number from lo to hi.
+func whole(name string, v float64, lo, hi int) (int, error) {
+	if v != math.Trunc(v) || v < float64(lo) || v > float64(hi) {
+		return 0, fsm.Refusef(fsm.InvalidArgument, "%s is a whole number from %d to %d", name, lo, hi)
+	}
+	return int(v), nil
+}
+
+func (s *Server) mouseMove(ctx context.Context, c *toolCall, in moveIn) (any, error) {
+	return s.pointer(ctx, in.Page, surface.Pointer{Kind: "move", X: in.X, Y: in.Y})
+}
+
+func (s *Server) mouseClick(ctx context.Context, c *toolCall, in clickXYIn) (any, error) {
+	n, err := whole("clickCount", max(in.ClickCount, 1), 1, surface.MaxClickCount)
+	if err != nil {
+		return nil, err
+	}
+	d, err := whole("delay", in.Delay, 0, int(surface.MaxClickDelay.Milliseconds()))
+	if err != nil {
+		return nil, err
+	}
+	return s.pointer(ctx, in.Page, surface.Pointer{Kind: "click", X: in.X, Y: in.Y, Button: in.Button, ClickCount: n, DelayMS: d})
+}
+
+func (s *Server) mouseDrag(ctx context.Context, c *toolCall, in dragXYIn) (any, error) {
+	return s.pointer(ctx, in.Page, surface.Pointer{Kind: "drag", X: in.StartX, Y: in.StartY, EndX: in.EndX, EndY: in.EndY})
+}
+
+func (s *Server) mouseButton(kind string) func(context.Context, *toolCall, buttonIn) (any, error) {
+	return func(ctx context.Context, c *toolCall, in buttonIn) (any, error) {
+		return s.pointer(ctx, in.Page, surface.Pointer{Kind: kind, Button: in.Button})
+	}
+}
+
+func (s *Server) mouseWheel(ctx context.Context, c *toolCall, in wheelIn) (any, error) {
+	return s.pointer(ctx, in.Page, surface.Pointer{Kind: "wheel", DeltaX: in.DeltaX, DeltaY: in.DeltaY})
+}
+
+// pointerText is what a vision tool did.
+func pointerText(f localapi.ActResult) (string, bool) {
+	switch f.Action {
+	case "mouse_move":
+		return "moved the mouse", true
+	case "mouse_click":
+		return "clicked", true
+	case "mouse_drag":
+		return "dragged", true
+	case "mouse_down":
+		return "pressed the button", true
+	case "mouse_up":
+		return "released the button", true
+	case "mouse_wheel":
+		return "turned the wheel", true
+	case "resize":
+		if f.Viewport != nil {
+			return fmt.Sprintf("the viewport is %dx%d", f.Viewport.Width, f.Viewport.Height), true
+		}
+	case "emulate_media":
+		if len(f.Media) == 0 {
+			return "no media overrides", true
+		}
+		var parts []string
+		for _, k := range slices.Sorted(func(yield func(string) bool) {
+			for k := range f.Media {
+				if !yield(k) {
+					return
+				}
+			}
+		}) {
+			parts = append(parts, k+": "+f.Media[k])
+		}
+		return "media overrides: " + strings.Join(parts, ", "), true
+	}
+	return "", false
+}
