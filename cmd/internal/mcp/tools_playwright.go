@@ -29,24 +29,17 @@ var playwrightTools = []string{
 	"browser_mouse_down", "browser_mouse_up", "browser_mouse_wheel",
 }
 
-// toolGroups names the capability group of each tool that is off by
-// default (Playwright's --caps); a tool not named is in the default list.
-var toolGroups = map[string]string{
-	"browser_mouse_move_xy": "vision", "browser_mouse_click_xy": "vision", "browser_mouse_drag_xy": "vision",
-	"browser_mouse_down": "vision", "browser_mouse_up": "vision", "browser_mouse_wheel": "vision",
-}
-
 func init() { toolOrder = append(toolOrder, playwrightTools...) }
 
 func (s *Server) addPlaywrightTools(control []Scope) {
-	addTool(s, toolSpec{name: "browser_resize", anyOf: control, desc: "Resize the page's viewport (CSS px)."},
+	addTool(s, toolSpec{name: "browser_resize", anyOf: control, desc: "Resize the page's viewport to width x height CSS pixels, as the page measures it."},
 		func(sc *jsonschema.Schema) {
 			bounds(sc, "width", 1, surface.MaxViewportSide)
 			bounds(sc, "height", 1, surface.MaxViewportSide)
 			sc.Required = []string{"width", "height"}
 		}, s.resize)
 	addTool(s, toolSpec{name: "browser_emulate_media", anyOf: control,
-		desc: "Emulate CSS media features; omitted ones stay, null clears."},
+		desc: "Emulate CSS media features (dark mode, print, …); omitted ones stay, null clears one."},
 		func(sc *jsonschema.Schema) {
 			for _, f := range mediaArgs {
 				// Playwright's shape: one of the values, or null. The
@@ -55,7 +48,7 @@ func (s *Server) addPlaywrightTools(control []Scope) {
 				for _, v := range f.values() {
 					str.Enum = append(str.Enum, v)
 				}
-				sc.Properties[f.arg] = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{str, {Type: "null"}}}
+				sc.Properties[f.arg] = &jsonschema.Schema{Description: f.feature, AnyOf: []*jsonschema.Schema{str, {Type: "null"}}}
 			}
 			sc.Required = nil
 		}, s.emulateMedia)
@@ -67,22 +60,22 @@ func (s *Server) addPlaywrightTools(control []Scope) {
 		sc.Required = names
 	}
 	button := func(sc *jsonschema.Schema) { enum(sc, "button", "left", "right", "middle") }
-	addTool(s, toolSpec{name: "browser_mouse_move_xy", anyOf: control, desc: "Move the mouse to x,y (viewport CSS px)."},
+	addTool(s, toolSpec{name: "browser_mouse_move_xy", group: CapVision, anyOf: control, desc: "Move the mouse to x,y in the viewport; over a denied frame it is refused."},
 		func(sc *jsonschema.Schema) { point(sc, "x", "y") }, s.mouseMove)
-	addTool(s, toolSpec{name: "browser_mouse_click_xy", anyOf: control, desc: "Click at x,y (viewport CSS px)."},
+	addTool(s, toolSpec{name: "browser_mouse_click_xy", group: CapVision, anyOf: control, desc: "Click at x,y in the viewport; over a denied frame it is refused."},
 		func(sc *jsonschema.Schema) {
 			point(sc, "x", "y")
 			button(sc)
 			bounds(sc, "clickCount", 1, surface.MaxClickCount)
 			bounds(sc, "delay", 0, float64(surface.MaxClickDelay.Milliseconds()))
 		}, s.mouseClick)
-	addTool(s, toolSpec{name: "browser_mouse_drag_xy", anyOf: control, desc: "Drag with the left button from start to end x,y."},
+	addTool(s, toolSpec{name: "browser_mouse_drag_xy", group: CapVision, anyOf: control, desc: "Drag with the left button held from startX,startY to endX,endY."},
 		func(sc *jsonschema.Schema) { point(sc, "startX", "startY", "endX", "endY") }, s.mouseDrag)
-	addTool(s, toolSpec{name: "browser_mouse_down", anyOf: control, desc: "Press a mouse button where the mouse is."},
+	addTool(s, toolSpec{name: "browser_mouse_down", group: CapVision, anyOf: control, desc: "Press a mouse button down where the mouse is (after a move)."},
 		button, s.mouseButton("down"))
-	addTool(s, toolSpec{name: "browser_mouse_up", anyOf: control, desc: "Release a mouse button where the mouse is."},
+	addTool(s, toolSpec{name: "browser_mouse_up", group: CapVision, anyOf: control, desc: "Release a mouse button where the mouse is (after a down)."},
 		button, s.mouseButton("up"))
-	addTool(s, toolSpec{name: "browser_mouse_wheel", anyOf: control, desc: "Turn the mouse wheel where the mouse is (px)."},
+	addTool(s, toolSpec{name: "browser_mouse_wheel", group: CapVision, anyOf: control, desc: "Turn the mouse wheel where the mouse is, by deltaX, deltaY pixels."},
 		func(sc *jsonschema.Schema) {
 			bounds(sc, "deltaX", -surface.MaxWheelDelta, surface.MaxWheelDelta)
 			bounds(sc, "deltaY", -surface.MaxWheelDelta, surface.MaxWheelDelta)
@@ -94,8 +87,8 @@ func (s *Server) addPlaywrightTools(control []Scope) {
 
 type resizeIn struct {
 	PageArg
-	Width  float64 `json:"width"`
-	Height float64 `json:"height"`
+	Width  float64 `json:"width" jsonschema:"CSS px"`
+	Height float64 `json:"height" jsonschema:"CSS px"`
 }
 
 func (s *Server) resize(ctx context.Context, c *toolCall, in resizeIn) (any, error) {
@@ -151,12 +144,20 @@ var mediaArgs = []mediaArg{
 	{"reducedMotion", "prefers-reduced-motion", func(in *emulateMediaIn) nullable { return in.ReducedMotion }},
 	{"forcedColors", "forced-colors", func(in *emulateMediaIn) nullable { return in.ForcedColors }},
 	{"contrast", "prefers-contrast", func(in *emulateMediaIn) nullable { return in.Contrast }},
-	{"media", surface.MediaKey, func(in *emulateMediaIn) nullable { return in.Media }},
+	{"media", surface.MediaKey + " type", func(in *emulateMediaIn) nullable { return in.Media }},
+}
+
+// key names the argument's feature to the surface.
+func (f mediaArg) key() string {
+	if f.arg == "media" {
+		return surface.MediaKey
+	}
+	return f.feature
 }
 
 // values are the values the argument takes (besides null).
 func (f mediaArg) values() []string {
-	if f.feature == surface.MediaKey {
+	if f.arg == "media" {
 		return surface.MediaTypes
 	}
 	return surface.MediaFeatures[f.feature]
@@ -172,7 +173,7 @@ func (s *Server) emulateMedia(ctx context.Context, c *toolCall, in emulateMediaI
 		if v.value != "" && !slices.Contains(f.values(), v.value) {
 			return nil, fsm.Refusef(fsm.InvalidArgument, "%s is one of %s, or null to clear it", f.arg, strings.Join(f.values(), ", "))
 		}
-		change[f.feature] = v.value
+		change[f.key()] = v.value
 	}
 	if len(change) == 0 {
 		return nil, fsm.Refuse(fsm.InvalidArgument, "give at least one of colorScheme, reducedMotion, forcedColors, contrast, media (null clears one)")
@@ -184,23 +185,23 @@ func (s *Server) emulateMedia(ctx context.Context, c *toolCall, in emulateMediaI
 
 type moveIn struct {
 	PageArg
-	X float64 `json:"x"`
-	Y float64 `json:"y"`
+	X float64 `json:"x" jsonschema:"viewport CSS px"`
+	Y float64 `json:"y" jsonschema:"viewport CSS px"`
 }
 
 type clickXYIn struct {
 	moveIn
 	Button     string  `json:"button,omitempty"`
-	ClickCount float64 `json:"clickCount,omitempty"`
+	ClickCount float64 `json:"clickCount,omitempty" jsonschema:"2: double click"`
 	Delay      float64 `json:"delay,omitempty" jsonschema:"ms between press and release"`
 }
 
 type dragXYIn struct {
 	PageArg
-	StartX float64 `json:"startX"`
-	StartY float64 `json:"startY"`
-	EndX   float64 `json:"endX"`
-	EndY   float64 `json:"endY"`
+	StartX float64 `json:"startX" jsonschema:"viewport CSS px"`
+	StartY float64 `json:"startY" jsonschema:"viewport CSS px"`
+	EndX   float64 `json:"endX" jsonschema:"viewport CSS px"`
+	EndY   float64 `json:"endY" jsonschema:"viewport CSS px"`
 }
 
 type buttonIn struct {
@@ -210,8 +211,8 @@ type buttonIn struct {
 
 type wheelIn struct {
 	PageArg
-	DeltaX float64 `json:"deltaX"`
-	DeltaY float64 `json:"deltaY"`
+	DeltaX float64 `json:"deltaX" jsonschema:"px right"`
+	DeltaY float64 `json:"deltaY" jsonschema:"px down"`
 }
 
 // pointer sends one raw pointer input.
