@@ -14,8 +14,11 @@ func TestExploreGoodToy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Depth != len(s.States)+2*(6+1)+3 || ex.FactCombos != 2 || ex.Edges != len(s.Edges) || ex.States < len(s.States) {
-		t.Fatalf("exploration = %+v", ex)
+	// Pinned: a key that forgets a field merges states and shrinks these; a
+	// depth one short or a fact combination skipped shrinks the steps.
+	want := Exploration{Machine: "toy", Depth: len(s.States) + 2*(6+1) + 3, States: 137, Steps: 840, FactCombos: 2, Edges: len(s.Edges)}
+	if ex != want {
+		t.Fatalf("exploration = %+v, want %+v", ex, want)
 	}
 	again, _ := goodToy().Explore()
 	if again != ex {

@@ -137,3 +137,118 @@ func TestTraceIsBounded(t *testing.T) {
 		t.Fatalf("trace kept %d records from seq %d", len(tr.buf), tr.buf[0].Seq)
 	}
 }
+
+// toyOwner is the toy's owner with every effect answering what answer says
+// and recording what ran.
+func toyOwner(answer map[Effect]func() (toyTrigger, error)) (*Owner[toyState, toyTrigger, toyFacts], *[]string) {
+	var ran []string
+	facts := toyFacts{OK: true}
+	effects := Effects[toyState, toyTrigger]{}
+	for _, ef := range []Effect{"lead", "dial", "invalidate"} {
+		effects[ef] = func(_ context.Context, s Step[toyState, toyTrigger]) (toyTrigger, error) {
+			ran = append(ran, s.EffectID)
+			if a := answer[ef]; a != nil {
+				return a()
+			}
+			return "", nil
+		}
+	}
+	return NewOwner(goodToy(), func() toyFacts { return facts }, effects), &ran
+}
+
+// TestOwnerChainedRefusal: an effect answers with a trigger the machine
+// refuses; the refusal is returned, typed, with the step whose effect
+// answered, and nothing more runs.
+func TestOwnerChainedRefusal(t *testing.T) {
+	o, ran := toyOwner(map[Effect]func() (toyTrigger, error){
+		"lead": func() (toyTrigger, error) { return "done", nil }, // dialing does not take done
+	})
+	step, err := o.Fire(context.Background(), "lost")
+	if !IsCode(err, TransitionRefused) {
+		t.Fatalf("Fire = %v, want the chained trigger's transition_refused", err)
+	}
+	if step.From != "ready" || step.On != "lost" || step.To != "dialing" || step.EffectID != "lead#losses=1" {
+		t.Fatalf("step %+v, want the lost step whose effect answered", step)
+	}
+	if o.State() != "dialing" || strings.Join(*ran, ",") != "lead#losses=1" {
+		t.Fatalf("state %s, ran %v", o.State(), *ran)
+	}
+}
+
+// TestOwnerErrorBesideNextTrigger: an effect that fails and still names a
+// next trigger stops the chain: the error is returned, the trigger is not
+// fired.
+func TestOwnerErrorBesideNextTrigger(t *testing.T) {
+	boom := errors.New("boom")
+	o, ran := toyOwner(map[Effect]func() (toyTrigger, error){
+		"lead": func() (toyTrigger, error) { return "retry", boom },
+	})
+	step, err := o.Fire(context.Background(), "lost")
+	if !errors.Is(err, boom) || step.To != "dialing" || o.State() != "dialing" || o.Counter("attempts") != 0 {
+		t.Fatalf("Fire = %+v, %v; state %s, attempts %d: the trigger beside the error was fired", step, err, o.State(), o.Counter("attempts"))
+	}
+	if len(*ran) != 1 {
+		t.Fatalf("effects ran %v, want only the failing one", *ran)
+	}
+}
+
+// TestOwnerChainRunsEachEffectOnce: a chain of three effects, each answering
+// the next trigger, runs each exactly once, in order, with its own ID, and
+// returns the last step.
+func TestOwnerChainRunsEachEffectOnce(t *testing.T) {
+	n := 0
+	o, ran := toyOwner(map[Effect]func() (toyTrigger, error){
+		"lead": func() (toyTrigger, error) { return "retry", nil },
+		"dial": func() (toyTrigger, error) {
+			if n++; n < 2 {
+				return "retry", nil
+			}
+			return "dialed", nil
+		},
+	})
+	step, err := o.Fire(context.Background(), "lost")
+	if err != nil || step.From != "dialing" || step.On != "dialed" || step.To != "invalidating" {
+		t.Fatalf("Fire = %+v, %v; want the chain to end on dialed", step, err)
+	}
+	if got := strings.Join(*ran, ","); got != "lead#losses=1,dial#attempts=1,losses=1,dial#attempts=2,losses=1" {
+		t.Fatalf("effects ran %s", got)
+	}
+}
+
+// TestOwnerChainBound: a chain that never comes to rest stops after every
+// edge once plus one, with an error naming the machine, not a hang.
+func TestOwnerChainBound(t *testing.T) {
+	type st = toyState
+	s := &Spec[st, toyTrigger, toyFacts]{
+		Name: "spinner", Title: "Spinner", Guards: "nothing", Initial: "a",
+		States:   []StateDoc[st]{{"a", "A."}, {"b", "B."}},
+		Triggers: []toyTrigger{"go"},
+		Edges: []Edge[st, toyTrigger, toyFacts]{
+			{From: "a", On: "go", To: "b", Effect: "spin", Count: "spins"},
+			{From: "b", On: "go", To: "a", Effect: "spin", Count: "spins"},
+		},
+		Effects: []Effect{"spin"}, Stable: []st{"a", "b"}, MaxTransient: 1,
+	}
+	runs := 0
+	o := NewOwner(s, nil, Effects[st, toyTrigger]{"spin": func(context.Context, Step[st, toyTrigger]) (toyTrigger, error) {
+		runs++
+		return "go", nil
+	}})
+	_, err := o.Fire(context.Background(), "go")
+	if err == nil || !strings.Contains(err.Error(), "spinner: effect chain") {
+		t.Fatalf("Fire = %v, want the chain bound's error", err)
+	}
+	if want := len(s.Edges) + 1; runs != want {
+		t.Fatalf("the chain ran %d effects before stopping, want %d", runs, want)
+	}
+}
+
+// TestOwnerRefusalOfTheFirstTrigger: a trigger the machine refuses runs
+// nothing and returns the zero step.
+func TestOwnerRefusalOfTheFirstTrigger(t *testing.T) {
+	o, ran := toyOwner(nil)
+	step, err := o.Fire(context.Background(), "done")
+	if !IsCode(err, TransitionRefused) || step != (Step[toyState, toyTrigger]{}) || len(*ran) != 0 || o.State() != "ready" {
+		t.Fatalf("Fire(done) in ready = %+v, %v; ran %v", step, err, *ran)
+	}
+}

@@ -24,7 +24,9 @@ func violation(property, format string, args ...any) *Violation {
 // Tracker fires one trigger sequence at the real stateless machine and at
 // the table model ([Spec.Next]) side by side and checks every property
 // after every trigger: model agreement, bounded, no replay, generations,
-// revocation final and single flight. The rapid walk (fsm/fsmtest) and the
+// revocation final and single flight. Connections are counted from the
+// path (arrivals in a live state), flights from the effects taken: neither
+// is read back from the counter the declaration keeps. The rapid walk (fsm/fsmtest) and the
 // exhaustive exploration ([Spec.Explore]) both drive one.
 type Tracker[S, T ~string, F any] struct {
 	s     *Spec[S, T, F]
@@ -48,8 +50,12 @@ type tracked[S ~string] struct {
 	dispatched map[string]bool // effect IDs dispatched so far
 	transient  int             // transitions since the last rest
 	validGen   int             // the generation whose capabilities are valid
-	revoked    bool
-	flights    int // Flight effects since the last stable state
+	// liveGen is the generation counter's value at the last arrival in a
+	// live state (0 before any): counted from the path, not from the
+	// counter, so a connection the declaration forgets to count is seen.
+	liveGen int
+	revoked bool
+	flights int // Flight effects since the last stable state
 }
 
 // NewTracker builds a quiet machine (its transitions reach no [Recorder])
@@ -126,15 +132,6 @@ func (t *Tracker[S, T, F]) Fire(ctx context.Context, tr T, facts F) (step Step[S
 		}
 		next.dispatched[step.EffectID] = true
 	}
-	// generations
-	if s.Generation != "" {
-		if step.Effect == s.Invalidate {
-			next.validGen = next.counters[s.Generation]
-		}
-		if s.isLive(want.To) && next.validGen != next.counters[s.Generation] {
-			return step, true, violation("generations", "resting in %s at generation %d while capabilities of generation %d are still valid", want.To, next.counters[s.Generation], next.validGen)
-		}
-	}
 	// revocation final: once revoked, never armed again, and never in a
 	// state outside the revocation from which an effect can still run.
 	if slices.Contains(s.Revoked, want.To) {
@@ -145,6 +142,25 @@ func (t *Tracker[S, T, F]) Fire(ctx context.Context, tr T, facts F) (step Step[S
 		}
 		if !s.IsTerminal(want.To) && t.dispatches[want.To] {
 			return step, true, violation("revocation final", "%s leaves the revocation for a state that can run effects again", edge)
+		}
+	}
+	// generations: every arrival in a live state from outside one is a new
+	// connection (evidence from the path itself), so the generation counter
+	// must have moved since the last arrival, and the capabilities of every
+	// older generation must have been invalidated on the way.
+	if s.Generation != "" {
+		gen := next.counters[s.Generation]
+		if step.Effect == s.Invalidate {
+			next.validGen = gen
+		}
+		if s.isLive(want.To) && !s.isLive(at.model) {
+			if gen <= at.liveGen {
+				return step, true, violation("generations", "%s arrives in %s on a new connection but generation %s is still %d, as at the last arrival", edge, want.To, s.Generation, gen)
+			}
+			next.liveGen = gen
+		}
+		if s.isLive(want.To) && next.validGen != gen {
+			return step, true, violation("generations", "resting in %s at generation %d while capabilities of generation %d are still valid", want.To, gen, next.validGen)
 		}
 	}
 	// single flight
@@ -166,7 +182,7 @@ func (t *Tracker[S, T, F]) Fire(ctx context.Context, tr T, facts F) (step Step[S
 func (t *Tracker[S, T, F]) key() string {
 	at := t.at
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%s|%d|%d|%t|%d|", at.model, at.flight, at.transient, at.validGen, at.revoked, at.flights)
+	fmt.Fprintf(&b, "%s|%s|%d|%d|%d|%t|%d|", at.model, at.flight, at.transient, at.validGen, at.liveGen, at.revoked, at.flights)
 	for _, k := range sortedKeys(at.counters) {
 		if at.counters[k] != 0 {
 			fmt.Fprintf(&b, "%s=%d,", k, at.counters[k])

@@ -289,7 +289,7 @@ func (t Table) Properties() []Property {
 		{"no replay", "no effect ID is dispatched twice, whatever the events. An effect's ID is its name and its own counter (with the counters that reset it), or the counter of the flight that runs it, so the same effect fired again on another edge, without its own counter moving, is a replay."},
 	}
 	if t.Generation != "" {
-		ps = append(ps, Property{"generations", fmt.Sprintf("whenever `%s` increases, `%s` runs before the machine reaches a live state (%s), so capabilities of older generations are refused.", t.Generation, t.Invalidate, t.liveList())})
+		ps = append(ps, Property{"generations", fmt.Sprintf("whenever `%s` increases, `%s` runs before the machine reaches a live state (%s), so capabilities of older generations are refused; and every arrival in a live state from outside one (a new connection, counted from the path, not read from the counter) finds `%s` moved since the last arrival.", t.Generation, t.Invalidate, t.liveList(), t.Generation)})
 	} else {
 		ps = append(ps, Property{"generations", "not applicable: this machine mints no generations (checked vacuously)."})
 	}

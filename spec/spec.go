@@ -129,10 +129,13 @@ func readme() []byte {
 		"to a depth derived from the declaration (enough to reach any state, then two whole flights, plus every budget), deduplicating paths that reach the same "+
 		"state, counters and property memory; it is deterministic, and `webcodex spec` ran it to write the numbers below. Beside "+
 		"it, the rapid walk (`fsm/fsmtest`) runs at least %d random sequences per machine in its tests. `fsm/explore_test.go`, "+
-		"`fsm/validate_test.go` and `fsm/fsmtest` feed them deliberately broken declarations (an unbounded retry loop, a budget "+
-		"one too large, an effect on a re-entrant edge, one effect fired on two edges, a missing invalidation, a re-armed "+
-		"revocation, a revocation left for a state that runs effects, a second leader, an effect outside the allowlist, a "+
-		"hand-written exit) and assert each is reported.\n\n", fsm.MinRapidChecks)
+		"`fsm/validate_test.go`, `fsm/seeded_test.go` and `fsm/fsmtest` feed them deliberately broken declarations (an unbounded retry loop, a budget "+
+		"one too large, an effect on a re-entrant edge, one effect fired on two edges, a missing invalidation, a connection the generation does not count, a re-armed "+
+		"revocation, a revocation left for a state that runs effects, a second leader, a duplicate edge, an effect outside the allowlist, a "+
+		"hand-written exit) and assert each is reported; the exploration's classes are placed at every step from the first to the "+
+		"exploration's last level (and one past it, where they must not be reported), the declaration's at every edge. The generations "+
+		"property counts connections from the path (every arrival in a live state from outside one) rather than trusting the counter it checks. "+
+		"The numbers of states and steps below are pinned by `spec/exploration_test.go`: a deduplication key that forgets a field changes them.\n\n", fsm.MinRapidChecks)
 	b.WriteString("| machine | depth | fact combinations | states explored | steps checked | edges taken |\n|---|---|---|---|---|---|\n")
 	for _, d := range Machines() {
 		t := explored(d)

@@ -48,6 +48,9 @@ var (
 	consentPkgs   = []string{"./consent", "./spec"}
 	reconnectPkgs = []string{"./reconnect", "./spec"}
 	leasePkgs     = []string{"./lease", "./spec"}
+	// The checker's own bugs: its self-tests (seeded declarations at every
+	// step, the pinned toy exploration) must kill them without the machines.
+	fsmPkgs = []string{"./fsm", "./fsm/fsmtest"}
 )
 
 // driftOnly are the tests that fail on any change to a declaration because
@@ -111,6 +114,38 @@ var mutations = []mutation{
 		[]patch{{"const MaxAttempts = 3", "const MaxAttempts = 4"}}, reconnectPkgs},
 	{"reconnect: an unclear press dials again", "effect fired twice on two edges", "reconnect/spec.go",
 		[]patch{{"{From: Pressed, On: PromptUnclear, To: Ambiguous},", "{From: Pressed, On: PromptUnclear, To: Ambiguous, Effect: EffectDial},"}}, reconnectPkgs},
+	// The property checker itself, each placed where the self-tests before
+	// issue 27 (one seeded bug one step before it is caught) passed it.
+	{"fsm: bounded looks one transition too late", "unbounded loop", "fsm/properties.go",
+		[]patch{{"next.transient > s.MaxTransient {", "next.transient > s.MaxTransient+1 {"}}, fsmPkgs},
+	{"fsm: a budget checked one unit too late", "budget one too large", "fsm/properties.go",
+		[]patch{{"next.counters[name] > budget {", "next.counters[name] > budget+1 {"}}, fsmPkgs},
+	{"fsm: single flight counts from the third leader", "second leader", "fsm/properties.go",
+		[]patch{{"next.flights > 1 {", "next.flights > 2 {"}}, fsmPkgs},
+	{"fsm: a pause in the flight forgets its leader", "second leader", "fsm/properties.go",
+		[]patch{{"\tif s.IsStable(want.To) {\n\t\tnext.flights = 0", "\tif step.Effect != s.Flight {\n\t\tnext.flights = 0"}}, fsmPkgs},
+	{"fsm: an arrival on an uncounted connection passes", "missing invalidation", "fsm/properties.go",
+		[]patch{{"if gen <= at.liveGen {", "if gen < at.liveGen {"}}, fsmPkgs},
+	{"fsm: revocation remembered one step only", "re-armed revocation", "fsm/properties.go",
+		[]patch{{"} else if at.revoked {", "} else if slices.Contains(s.Revoked, at.model) {"}}, fsmPkgs},
+	{"fsm: no replay remembers only the latest effect", "duplicate effect (replay)", "fsm/properties.go",
+		[]patch{{"\t\tfor id := range at.dispatched {\n\t\t\tnext.dispatched[id] = true\n\t\t}\n", ""}}, fsmPkgs},
+	{"fsm: exploration one level too shallow", "exploration depth", "fsm/explore.go",
+		[]patch{{"if n.depth >= res.Depth {", "if n.depth >= res.Depth-1 {"}}, fsmPkgs},
+	{"fsm: exploration key forgets the transient run", "exploration key", "fsm/properties.go",
+		[]patch{{`"%s|%s|%d|%d|%d|%t|%d|", at.model, at.flight, at.transient,`, `"%s|%s|%d|%d|%t|%d|", at.model, at.flight,`}}, fsmPkgs},
+	{"fsm: exploration key forgets the flight's leaders", "exploration key", "fsm/properties.go",
+		[]patch{{`at.revoked, at.flights)`, `at.revoked, 0)`}}, fsmPkgs},
+	{"fsm: validate misses duplicates of effectless edges", "duplicate edge", "fsm/validate.go",
+		[]patch{{"\t\tseen[k] = true\n", "\t\tseen[k] = e.Effect != NoEffect\n"}}, fsmPkgs},
+	{"fsm: validate skips the allowlist on the initial state's edges", "effect outside the allowlist", "fsm/validate.go",
+		[]patch{{"if e.Effect != NoEffect && !slices.Contains(s.Effects, e.Effect) {", "if e.Effect != NoEffect && e.From != s.Initial && !slices.Contains(s.Effects, e.Effect) {"}}, fsmPkgs},
+	{"fsm owner: an effect's error ignored beside a next trigger", "owner path", "fsm/owner.go",
+		[]patch{{"next, err := o.effects[step.Effect](ctx, step)\n\t\tif err != nil {", "next, err := o.effects[step.Effect](ctx, step)\n\t\tif err != nil && next == \"\" {"}}, fsmPkgs},
+	{"fsm owner: a refused chained trigger loses the step that ran", "owner path", "fsm/owner.go",
+		[]patch{{"\t\tif err != nil {\n\t\t\treturn last, err\n\t\t}", "\t\tif err != nil {\n\t\t\treturn Step[S, T]{}, err\n\t\t}"}}, fsmPkgs},
+	{"fsm owner: the chain bound doubled", "owner path", "fsm/owner.go",
+		[]patch{{"for range len(o.m.spec.Edges) + 1 {", "for range 2*len(o.m.spec.Edges) + 1 {"}}, fsmPkgs},
 }
 
 type result struct {

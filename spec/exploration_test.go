@@ -1,0 +1,46 @@
+package spec
+
+import "testing"
+
+// pinnedExplorations is how many distinct states and checked steps each
+// machine's exhaustive exploration visits. A deduplication key that forgets
+// a field merges states that differ and shrinks the search silently; a
+// depth one short, a skipped fact combination or a trigger left out
+// shrinks the steps: each changes a number here. A change to a declaration
+// changes them too: re-pin from the rendered README (spec/README.md) after
+// reviewing why.
+var pinnedExplorations = map[string]struct{ States, Steps int }{
+	"consent":             {34, 545},
+	"approval_request":    {17, 124},
+	"grant":               {46, 232},
+	"reconnect":           {17117, 304520},
+	"attachment_owned":    {6, 36},
+	"attachment_external": {27, 150},
+	"process_lease":       {7, 28},
+	"extension_offer":     {4, 13},
+	"mutation_gate":       {20, 68},
+	"effect_ledger":       {8, 49},
+	"bridge_peer":         {4, 12},
+	"bridge_route":        {14, 65},
+}
+
+func TestExplorationCountsPinned(t *testing.T) {
+	seen := map[string]bool{}
+	for _, d := range Machines() {
+		tab := explored(d)
+		seen[tab.Name] = true
+		pin, ok := pinnedExplorations[tab.Name]
+		if !ok {
+			t.Errorf("%s: exploration not pinned (%d states, %d steps): add it to pinnedExplorations", tab.Name, tab.Exploration.States, tab.Exploration.Steps)
+			continue
+		}
+		if ex := tab.Exploration; ex.States != pin.States || ex.Steps != pin.Steps {
+			t.Errorf("%s: exploration visited %d states in %d steps, pinned %d in %d", tab.Name, ex.States, ex.Steps, pin.States, pin.Steps)
+		}
+	}
+	for name := range pinnedExplorations {
+		if !seen[name] {
+			t.Errorf("%s is pinned but is no machine", name)
+		}
+	}
+}
