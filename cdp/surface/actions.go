@@ -272,20 +272,72 @@ func (p *Page) mouse(ctx context.Context, typ input.DispatchMouseEventType, x, y
 // 16 ms each), and a press at a new point already fires the boundary events
 // (mouseover, mouseenter) of a move.
 func (p *Page) clickAt(ctx context.Context, x, y float64) (*Dialog, error) {
-	return p.clickAfter(ctx, x, y, nil)
+	return p.clickAfter(ctx, x, y, nil, clickInput{button: input.MouseButtonLeft, buttons: 1, count: 1})
+}
+
+// ClickOptions say how Click clicks; the zero value is one left click.
+type ClickOptions struct {
+	Button    string   // left (default), right or middle
+	Double    bool     // a double click: two presses, the second with clickCount 2
+	Modifiers []string // held during the click: Alt, Control, ControlOrMeta, Meta, Shift
+}
+
+// clickInput is ClickOptions as mouse events say them.
+type clickInput struct {
+	button  input.MouseButton
+	buttons int64 // the pressed-buttons bit of button
+	count   int64
+	mods    int64
+}
+
+// clickButtons are the buttons a click may use, with their pressed bits.
+var clickButtons = map[string]struct {
+	b    input.MouseButton
+	bits int64
+}{"": {input.MouseButtonLeft, 1}, "left": {input.MouseButtonLeft, 1}, "right": {input.MouseButtonRight, 2}, "middle": {input.MouseButtonMiddle, 4}}
+
+func (o ClickOptions) input() (clickInput, error) {
+	btn, ok := clickButtons[o.Button]
+	if !ok {
+		return clickInput{}, fsm.Refusef(fsm.InvalidArgument, "button %q is not left, right or middle", capString(o.Button, 20))
+	}
+	ci := clickInput{button: btn.b, buttons: btn.bits, count: 1}
+	if o.Double {
+		ci.count = 2
+	}
+	for _, m := range o.Modifiers {
+		if m == "ControlOrMeta" {
+			m = "Control" // Linux and Windows; Meta would be macOS's
+		}
+		bit, ok := modifierBits[m]
+		if !ok {
+			return clickInput{}, fsm.Refusef(fsm.InvalidArgument, "modifier %q is not Alt, Control, ControlOrMeta, Meta or Shift", capString(m, 20))
+		}
+		ci.mods |= bit
+	}
+	return ci, nil
 }
 
 // clickAfter is clickAt right after prepare, whose admission of the main
-// document the pointer check starts from.
-func (p *Page) clickAfter(ctx context.Context, x, y float64, pre *prepResult) (*Dialog, error) {
+// document the pointer check starts from. A double click is two press and
+// release pairs, the second with clickCount 2, as a person's.
+func (p *Page) clickAfter(ctx context.Context, x, y float64, pre *prepResult, ci clickInput) (*Dialog, error) {
 	if err := p.pointerAllowedAfter(ctx, x, y, pre); err != nil {
 		return nil, err
 	}
 	d, err := p.dispatch(ctx, func(ctx context.Context) error {
-		if err := p.mouse(ctx, input.DispatchMouseEventTypeMousePressed, x, y, input.MouseButtonLeft, 1, 1); err != nil {
-			return err
+		for n := int64(1); n <= ci.count; n++ {
+			press := input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMousePressed, X: x, Y: y, Button: ci.button, Buttons: ci.buttons, ClickCount: n, Modifiers: ci.mods}
+			if _, err := cdproto.Call(ctx, p.sess, input.DispatchMouseEvent, press); err != nil {
+				return err
+			}
+			release := press
+			release.Type, release.Buttons = input.DispatchMouseEventTypeMouseReleased, 0
+			if _, err := cdproto.Call(ctx, p.sess, input.DispatchMouseEvent, release); err != nil {
+				return err
+			}
 		}
-		return p.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, x, y, input.MouseButtonLeft, 0, 1)
+		return nil
 	})
 	if err != nil {
 		var r *fsm.Refusal
@@ -300,6 +352,16 @@ func (p *Page) clickAfter(ctx context.Context, x, y float64, pre *prepResult) (*
 // Click scrolls the target into view, checks that the click point hits it
 // (not an overlay), and clicks it with real mouse events.
 func (p *Page) Click(ctx context.Context, t Target) (*ActionResult, error) {
+	return p.ClickWith(ctx, t, ClickOptions{})
+}
+
+// ClickWith is Click with another button, a double click or modifier keys
+// held (o); options it cannot honor are refused before anything is sent.
+func (p *Page) ClickWith(ctx context.Context, t Target, o ClickOptions) (*ActionResult, error) {
+	ci, err := o.input()
+	if err != nil {
+		return nil, err
+	}
 	release, err := p.begin(ctx)
 	if err != nil {
 		return nil, err
@@ -312,7 +374,7 @@ func (p *Page) Click(ctx context.Context, t Target) (*ActionResult, error) {
 	}
 	out := &ActionResult{Action: "click", Role: res.Role, Tag: res.Tag, Rebound: res.Rebound}
 	mark = p.withNav(mark, w, res)
-	d, err := p.clickAfter(ctx, res.X, res.Y, res)
+	d, err := p.clickAfter(ctx, res.X, res.Y, res, ci)
 	out.Dialog = d
 	if err == nil {
 		p.collectEffects(ctx, mark, out)
@@ -513,7 +575,7 @@ func (p *Page) Check(ctx context.Context, t Target, want bool) (*ActionResult, e
 		out.NoOp = true
 		return out, nil
 	}
-	d, err := p.clickAfter(ctx, res.X, res.Y, res)
+	d, err := p.clickAfter(ctx, res.X, res.Y, res, clickInput{button: input.MouseButtonLeft, buttons: 1, count: 1})
 	out.Dialog = d
 	if err != nil || d != nil {
 		return out, err

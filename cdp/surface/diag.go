@@ -70,6 +70,9 @@ type DiagOptions struct {
 	// MaxChars bounds the read; 0 or more than DiagReadChars means
 	// DiagReadChars.
 	MaxChars int
+	// SinceNavigation returns only entries logged after the main frame's
+	// last navigation (as Playwright MCP's console does by default).
+	SinceNavigation bool
 }
 
 // DiagRead is one bounded read of a diagnostic log.
@@ -109,6 +112,7 @@ type diagnostics struct {
 	network  ring
 	requests map[string]inflight // requests without a response end, by request id
 	overflow bool
+	navSeq   uint64        // the last Seq before the main frame's last navigation
 	dropBase uint64        // the session's dropped-event count at the last clear
 	changed  chan struct{} // closed and replaced when a request ends
 	logged   chan struct{} // closed and replaced when a console entry arrives
@@ -550,9 +554,13 @@ func (d *diagnostics) read(r *ring, o DiagOptions, network bool, dropped uint64,
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	out := DiagRead{Next: o.Since, Entries: []DiagEntry{}}
+	from := o.Since
+	if o.SinceNavigation && d.navSeq > from {
+		from = d.navSeq
+	}
 	used := 0
 	for _, e := range r.entries {
-		if e.Seq <= o.Since {
+		if e.Seq <= from {
 			continue
 		}
 		if !v.visible(&e) || (o.ErrorsOnly && !e.isError()) {
@@ -597,6 +605,14 @@ func (d *diagnostics) inFlight(judge func(string) error) (int, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.inFlightLocked(v), d.network.discarded || d.overflow
+}
+
+// markNavigation notes that the main frame navigated: entries logged so far
+// are from before it.
+func (d *diagnostics) markNavigation() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.navSeq = d.seq
 }
 
 func (d *diagnostics) cursor() uint64 {

@@ -481,6 +481,7 @@ func (p *Page) noteMainNavLocked(method string, raw jsonv2.Value) {
 		return
 	}
 	p.mainURL = ev.Frame.URL
+	p.diag.markNavigation()
 	close(p.mainNav)
 	p.mainNav = make(chan struct{})
 }

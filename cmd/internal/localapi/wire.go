@@ -326,6 +326,11 @@ type ActRequest struct {
 	// Media changes media overrides (emulate_media): a feature's CSS name
 	// or "media" to its value, "" to clear it; keys not named keep theirs.
 	Media map[string]string `json:"media,omitempty"`
+	// click: button (left, right, middle), a double click, modifier keys
+	// held (Alt, Control, ControlOrMeta, Meta, Shift)
+	Button      string   `json:"button,omitempty"`
+	DoubleClick bool     `json:"doubleClick,omitempty"`
+	Modifiers   []string `json:"modifiers,omitempty"`
 	// IdempotencyKey names the effect: a repeat with the same key gets the
 	// recorded outcome and is never dispatched again. Minted when empty.
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
@@ -349,6 +354,9 @@ type DiagRequest struct {
 	Since      uint64 `json:"since,omitempty"`
 	ErrorsOnly bool   `json:"errorsOnly,omitempty"`
 	Clear      bool   `json:"clear,omitempty"`
+	// SinceNavigation reads only what was logged since the page's last
+	// main-document navigation.
+	SinceNavigation bool `json:"sinceNavigation,omitempty"`
 }
 
 // ProbeRequest performs one action and reports its effect.

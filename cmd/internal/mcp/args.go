@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -46,14 +47,20 @@ func (t TargetArg) wire() *localapi.Target {
 		Text: t.Text, Placeholder: t.Placeholder, TestID: t.TestID, CSS: t.CSS, Index: t.Index}
 }
 
-// UnmarshalJSON takes a ref string or a target object with known keys.
+// UnmarshalJSON takes a ref string, a selector string (as Playwright MCP's
+// target: a unique element selector) or a target object with known keys.
 func (t *TargetArg) UnmarshalJSON(b []byte) error {
-	var ref string
-	if err := json.Unmarshal(b, &ref); err == nil {
-		if !refPattern.MatchString(ref) {
-			return fsm.Refusef(fsm.InvalidArgument, "target %q is not a ref (e5, from browser_snapshot); to find an element by what it shows, give target as an object: %s", capText(ref, 40), targetHelp)
+	var str string
+	if err := json.Unmarshal(b, &str); err == nil {
+		if refPattern.MatchString(str) {
+			*t = TargetArg{Ref: str}
+			return nil
 		}
-		*t = TargetArg{Ref: ref}
+		sel, err := selectorTarget(str)
+		if err != nil {
+			return err
+		}
+		*t = sel
 		return nil
 	}
 	type plain TargetArg
@@ -61,10 +68,48 @@ func (t *TargetArg) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
-		return fsm.Refuse(fsm.InvalidArgument, "target is a ref string (e5) or an object: "+targetHelp)
+		return fsm.Refuse(fsm.InvalidArgument, "target is a ref (e5), a CSS selector, or an object: "+targetHelp)
 	}
 	*t = TargetArg(p)
 	return t.check()
+}
+
+// maxSelectorChars bounds a selector string.
+const maxSelectorChars = 1000
+
+// roleSelector is Playwright's role=button[name="Save"].
+var roleSelector = regexp.MustCompile(`^role=([a-z]+)(?:\[name=(?:"([^"]*)"|'([^']*)')i?\])?$`)
+
+// selectorTarget reads a selector string: a CSS selector, or one of
+// Playwright's text=…, role=…[name="…"] and data-testid=… forms. The
+// element must be unique: more than one visible match is refused as
+// ambiguous and none as not found, each naming the count.
+func selectorTarget(sel string) (TargetArg, error) {
+	sel = strings.TrimSpace(sel)
+	switch {
+	case sel == "":
+		return TargetArg{}, fsm.Refuse(fsm.InvalidArgument, "target is empty: give a ref (e5, from browser_snapshot) or a unique CSS selector")
+	case len(sel) > maxSelectorChars:
+		return TargetArg{}, fsm.Refusef(fsm.InvalidArgument, "target is a selector of at most %d characters", maxSelectorChars)
+	case strings.HasPrefix(sel, "text="):
+		return TargetArg{Text: unquote(strings.TrimPrefix(sel, "text="))}, nil
+	case strings.HasPrefix(sel, "data-testid="):
+		return TargetArg{TestID: unquote(strings.TrimPrefix(sel, "data-testid="))}, nil
+	case strings.HasPrefix(sel, "role="):
+		m := roleSelector.FindStringSubmatch(sel)
+		if m == nil {
+			return TargetArg{}, fsm.Refusef(fsm.InvalidArgument, "target %q: a role selector reads role=button or role=button[name=\"Save\"]", capText(sel, 60))
+		}
+		return TargetArg{Role: m[1], Name: m[2] + m[3]}, nil
+	}
+	return TargetArg{CSS: sel}, nil
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
+		return s[1 : len(s)-1]
+	}
+	return s
 }
 
 // check refuses a target that names no element, or more than one way.
@@ -231,7 +276,9 @@ type navigateIn struct {
 type snapshotIn struct {
 	PageArg
 	Interactive bool       `json:"interactive,omitempty" jsonschema:"actionable lines only"`
-	Scope       *TargetArg `json:"scope,omitempty" jsonschema:"a ref or {css}"`
+	Target      *TargetArg `json:"target,omitempty" jsonschema:"only this element's subtree"`
+	Scope       *TargetArg `json:"scope,omitempty" jsonschema:"same as target"`
+	Depth       int        `json:"depth,omitempty" jsonschema:"levels of the tree to show"`
 	Since       string     `json:"since,omitempty" jsonschema:"a snapshotId: changes since"`
 	MaxChars    int        `json:"maxChars,omitempty" jsonschema:"default 20000"`
 	Cursor      string     `json:"cursor,omitempty" jsonschema:"the next chunk"`
@@ -247,6 +294,15 @@ type queryArg struct {
 }
 
 type clickIn struct {
+	ElementArgs
+	DoubleClick bool     `json:"doubleClick,omitempty"`
+	Button      string   `json:"button,omitempty" jsonschema:"default left"`
+	Modifiers   []string `json:"modifiers,omitempty" jsonschema:"held during the click"`
+	SnapshotAfter
+	EffectKey
+}
+
+type hoverIn struct {
 	ElementArgs
 	SnapshotAfter
 	EffectKey
@@ -264,6 +320,7 @@ type typeIn struct {
 
 type formField struct {
 	ElementRef
+	Name  string `json:"name,omitempty" jsonschema:"what the field is, for the person"`
 	Type  string `json:"type"`
 	Value string `json:"value" jsonschema:"text, true/false or option"`
 }
@@ -301,7 +358,10 @@ type waitIn struct {
 
 type screenshotIn struct {
 	ElementArgs
-	FullPage bool `json:"fullPage,omitempty"`
+	FullPage bool   `json:"fullPage,omitempty"`
+	Type     string `json:"type,omitempty" jsonschema:"default png"`
+	Scale    string `json:"scale,omitempty" jsonschema:"css (default) or device pixels"`
+	Filename string `json:"filename,omitempty" jsonschema:"also save into the session's output directory"`
 }
 
 type evaluateIn struct {
@@ -312,7 +372,8 @@ type evaluateIn struct {
 
 type uploadIn struct {
 	ElementArgs
-	Files []string `json:"files" jsonschema:"file names"`
+	Paths []string `json:"paths,omitempty" jsonschema:"files in the owner's upload directory (absolute or relative to it)"`
+	Files []string `json:"files,omitempty" jsonschema:"same as paths"`
 }
 
 type dialogIn struct {
@@ -324,6 +385,7 @@ type dialogIn struct {
 type tabsIn struct {
 	Action  string `json:"action"`
 	Browser string `json:"browser,omitempty" jsonschema:"default: current (list: all)"`
+	Index   *int   `json:"index,omitempty" jsonschema:"close, select: its place in list, from 0"`
 	Page    string `json:"page,omitempty" jsonschema:"close, select: its id"`
 	URL     string `json:"url,omitempty" jsonschema:"new: where"`
 }
@@ -333,6 +395,18 @@ type diagIn struct {
 	Since      uint64 `json:"since,omitempty" jsonschema:"the last answer's next"`
 	ErrorsOnly bool   `json:"errorsOnly,omitempty"`
 	Clear      bool   `json:"clear,omitempty" jsonschema:"after reading"`
+}
+
+type consoleIn struct {
+	diagIn
+	Level string `json:"level,omitempty" jsonschema:"and more severe (default info)"`
+	All   bool   `json:"all,omitempty" jsonschema:"also before the last navigation"`
+}
+
+type networkIn struct {
+	diagIn
+	Static bool   `json:"static,omitempty" jsonschema:"include loaded images, fonts, scripts, styles"`
+	Filter string `json:"filter,omitempty" jsonschema:"URL regexp"`
 }
 
 type cdpIn struct {
@@ -347,7 +421,7 @@ type cdpIn struct {
 // every byte of the tool list reaches the model on every turn.
 func elementTerms(s *jsonschema.Schema) {
 	s.Properties["ref"].Description = "e5, from the latest browser_snapshot"
-	s.Properties["target"].Description = "instead of ref: {role,name}, {label}, {text}, {placeholder}, {testId} or {css}; +index"
+	s.Properties["target"].Description = "a ref or a unique CSS selector; or {role,name}, {label}, {text}, {placeholder}, {testId}, {css} +index"
 }
 
 // schemaTweaks tighten derived schemas.
@@ -370,6 +444,18 @@ func bounds(s *jsonschema.Schema, field string, lo, hi float64) {
 	p.Minimum, p.Maximum = &lo, &hi
 }
 
+// enumItems limits the items of an array field to values.
+func enumItems(s *jsonschema.Schema, field string, values ...string) {
+	p := s.Properties[field]
+	if p == nil || p.Items == nil {
+		panic("mcp: no array field " + field)
+	}
+	p.Items.Enum = nil
+	for _, v := range values {
+		p.Items.Enum = append(p.Items.Enum, v)
+	}
+}
+
 func maxItems(s *jsonschema.Schema, field string, lo, hi int) {
 	p := s.Properties[field]
 	if p == nil {
@@ -385,7 +471,9 @@ func (f *fillFormIn) fillSnapshot(latest func(page, ref string) string) {
 }
 
 func (s *snapshotIn) fillSnapshot(latest func(page, ref string) string) {
-	if s.Scope != nil && s.Scope.Ref != "" && s.Scope.SnapshotID == "" {
-		s.Scope.SnapshotID = latest(s.Page, s.Scope.Ref)
+	for _, t := range []*TargetArg{s.Scope, s.Target} {
+		if t != nil && t.Ref != "" && t.SnapshotID == "" {
+			t.SnapshotID = latest(s.Page, t.Ref)
+		}
 	}
 }

@@ -124,6 +124,7 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 		Scopes: scopes, Caps: caps, Allow: o.allow, AllowAttach: o.allowAttach, AllowEvaluate: o.allowEvaluate,
 		Uploads: o.uploadDir != "", Session: newSession(), Version: cmdutil.Version, Logf: logger.Printf,
 	}
+	opts.OutputDir = filepath.Join(dir, "output", opts.Session)
 	if o.runner {
 		c, err := f.Client(ctx)
 		if err != nil {

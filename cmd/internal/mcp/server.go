@@ -68,6 +68,9 @@ type Options struct {
 	AllowEvaluate bool
 	// Uploads reports whether an upload directory is configured.
 	Uploads bool
+	// OutputDir is this session's own directory for files a tool writes
+	// (filename arguments); "" refuses them.
+	OutputDir string
 	// Session names this server's session in the audit trail and in
 	// approval requests.
 	Session string

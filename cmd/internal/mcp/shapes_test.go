@@ -69,16 +69,14 @@ func TestPlaywrightShapes(t *testing.T) {
 		args map[string]any
 		says string
 	}{
-		{"browser_click", map[string]any{"target": "Send"}, `target "Send" is not a ref`},
 		{"browser_click", map[string]any{"target": map[string]any{"rol": "button"}}, `{"role":"button","name":"Save"}`},
 		{"browser_click", map[string]any{"target": map[string]any{"name": "Send"}}, "target.name goes with target.role"},
 		{"browser_click", map[string]any{"ref": send, "target": map[string]any{"label": "Email"}}, "ref or target, not both"},
 		{"browser_click", map[string]any{"ref": "Send"}, `ref "Send" is not a ref like e5`},
-		{"browser_click", map[string]any{"refs": send}, `unknown argument "refs"; this tool takes element, idempotencyKey, page, ref, snapshot, snapshotId, target`},
+		{"browser_click", map[string]any{"refs": send}, `unknown argument "refs"; this tool takes button, doubleClick, element, idempotencyKey, modifiers, page, ref, snapshot, snapshotId, target`},
 		{"browser_click", map[string]any{}, "name the element: ref"},
 		{"browser_wait_for", map[string]any{"text": "x", "timeout": "soon"}, "timeout must be a number"},
-		{"browser_wait_for", map[string]any{"text": "x", "time": 1}, "time waits alone"},
-		{"browser_fill_form", map[string]any{"fields": []any{map[string]any{"ref": email, "type": "slider", "value": "1"}}}, "fields[0].type is one of textbox, checkbox, radio, combobox"},
+		{"browser_fill_form", map[string]any{"fields": []any{map[string]any{"ref": email, "type": "range", "value": "1"}}}, "fields[0].type is one of textbox, checkbox, radio, combobox, slider"},
 	} {
 		ref := s.refused(c.tool, c.args, fsm.InvalidArgument)
 		if !strings.Contains(ref.Detail, c.says) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -67,10 +68,15 @@ func (s *Server) addTools() {
 		desc: "The page as an outline: role \"name\" [states] per line, [e5] refs on actionable lines, similar rows folded. query finds elements on a big page."},
 		func(sc *jsonschema.Schema) {
 			bounds(sc, "maxChars", 0, 200000)
+			bounds(sc, "depth", 0, 100)
 		}, s.snapshot)
 	addTool(s, toolSpec{name: "browser_click", anyOf: control,
 		desc: "Click with real mouse input, checked to hit the element; a missing, hidden, disabled, covered or ambiguous one is refused."},
-		elementTerms, s.click)
+		func(sc *jsonschema.Schema) {
+			elementTerms(sc)
+			enum(sc, "button", "left", "right", "middle")
+			enumItems(sc, "modifiers", "Alt", "Control", "ControlOrMeta", "Meta", "Shift")
+		}, s.click)
 	addTool(s, toolSpec{name: "browser_type", anyOf: control,
 		desc: "Type as real input, replacing the value unless clear is false; submit presses Enter. Never echoes the text."},
 		nil, s.typeText)
@@ -78,7 +84,7 @@ func (s *Server) addTools() {
 		desc: "Fill fields in order; stops at the first failure and says which."},
 		func(sc *jsonschema.Schema) {
 			maxItems(sc, "fields", 1, maxFormFields)
-			enum(sc.Properties["fields"].Items, "type", "textbox", "checkbox", "radio", "combobox")
+			enum(sc.Properties["fields"].Items, "type", "textbox", "checkbox", "radio", "combobox", "slider")
 		}, s.fillForm)
 	addTool(s, toolSpec{name: "browser_press_key", anyOf: control,
 		desc: "Press a key or chord in the focused element, or in the named one."},
@@ -90,32 +96,35 @@ func (s *Server) addTools() {
 		desc: "Move the mouse over an element (menus, tooltips)."},
 		nil, s.hover)
 	addTool(s, toolSpec{name: "browser_wait_for", anyOf: read, readOnly: true,
-		desc: "Wait for text, textGone, an element's condition, the url or the load; running out of timeout is an error. time alone waits."},
+		desc: "Wait time seconds, then for textGone, text, an element's condition, the url or the load; running out of timeout is an error."},
 		func(sc *jsonschema.Schema) {
 			enum(sc, "condition", "visible", "hidden", "enabled", "load", "url")
 			bounds(sc, "timeout", 0, maxWaitSeconds)
 			bounds(sc, "time", 0, maxTimeWait)
 		}, s.waitFor)
 	addTool(s, toolSpec{name: "browser_take_screenshot", anyOf: read, readOnly: true,
-		desc: "A PNG of the viewport, the whole page or an element."},
-		nil, s.screenshot)
+		desc: "An image of the viewport, the whole page or an element."},
+		func(sc *jsonschema.Schema) {
+			enum(sc, "type", "png", "jpeg", "webp")
+			enum(sc, "scale", "css", "device")
+		}, s.screenshot)
 	addTool(s, toolSpec{name: "browser_evaluate", anyOf: control,
 		desc: "Run JavaScript in the page; returns its value, bounded. Off for attached browsers unless allowed."},
 		nil, s.evaluate)
 	addTool(s, toolSpec{name: "browser_file_upload", anyOf: control,
-		desc: "Set files on a file input, from the owner's upload directory only."},
-		func(sc *jsonschema.Schema) { maxItems(sc, "files", 1, 20) }, s.upload)
+		desc: "Set files on a file input (target; default the page's one file input), from the owner's upload directory only."},
+		func(sc *jsonschema.Schema) { maxItems(sc, "paths", 1, 20); maxItems(sc, "files", 1, 20) }, s.upload)
 	addTool(s, toolSpec{name: "browser_handle_dialog", anyOf: control,
 		desc: "Accept or dismiss the page's open dialog; without accept, report it."},
 		nil, s.handleDialog)
 	addTool(s, toolSpec{name: "browser_tabs", anyOf: read,
-		desc: "list, new (at url), select (make current) or close (one webcodex opened) tabs."},
+		desc: "list, new (at url), select (make current) or close (one webcodex opened; default the current) tabs, by index or page id."},
 		func(sc *jsonschema.Schema) { enum(sc, "action", "list", "new", "close", "select") }, s.tabs)
 	addTool(s, toolSpec{name: "browser_console_messages", anyOf: read, readOnly: true,
-		desc: "The page's console messages and exceptions, bounded."},
-		nil, s.console)
+		desc: "The page's console messages and exceptions since its last navigation, bounded."},
+		func(sc *jsonschema.Schema) { enum(sc, "level", "error", "warning", "info", "debug") }, s.console)
 	addTool(s, toolSpec{name: "browser_network_requests", anyOf: read, readOnly: true,
-		desc: "The page's requests (method, url, status, failure), bounded."},
+		desc: "The page's requests (method, url, status, failure), bounded; loaded static resources only with static."},
 		nil, s.network)
 	addTool(s, toolSpec{name: "browser_cdp", anyOf: control, group: CapDevtools,
 		desc: "One page-scoped DevTools Protocol command; those that bypass a boundary are refused. Off for attached browsers unless allowed."},
@@ -309,6 +318,7 @@ func (s *Server) serverFacts(c *toolCall) map[string]any {
 		"attach_allowed":       s.opts.AllowAttach && s.opts.Scopes[ScopeControl],
 		"evaluate_on_attached": s.opts.AllowEvaluate,
 		"uploads":              s.opts.Uploads,
+		"output_dir":           s.opts.OutputDir,
 		"origins":              origins,
 		"host_approval":        s.canAskHost(c.req),
 	}
@@ -475,8 +485,15 @@ func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any,
 		return nil, err
 	}
 	req := localapi.SnapshotRequest{Page: page, Interactive: in.Interactive, Since: in.Since, MaxChars: in.MaxChars, Cursor: in.Cursor}
-	if in.Scope != nil && !in.Scope.empty() {
-		req.Scope = in.Scope.wire()
+	scope := in.Scope
+	if in.Target != nil && !in.Target.empty() {
+		if scope != nil && !scope.empty() {
+			return nil, fsm.Refuse(fsm.InvalidArgument, "give target or scope (the same thing), not both")
+		}
+		scope = in.Target
+	}
+	if scope != nil && !scope.empty() {
+		req.Scope = scope.wire()
 	}
 	if q := in.Query; q != nil {
 		if q.Role == "" && q.Name == "" && q.Text == "" {
@@ -489,6 +506,11 @@ func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any,
 		return nil, err
 	}
 	v.fields["page"] = page
+	if in.Depth > 0 {
+		var cut int
+		v.text, cut = limitDepth(v.text, in.Depth)
+		v.fields["depthCut"] = cut
+	}
 	return &reply{text: v.text, fields: v.fields}, nil
 }
 
@@ -497,10 +519,10 @@ func (s *Server) click(ctx context.Context, c *toolCall, in clickIn) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "click", Target: t, IdempotencyKey: in.IdempotencyKey}, in.Snapshot)
+	return s.act(ctx, in.Page, localapi.ActRequest{Action: "click", Target: t, Button: in.Button, DoubleClick: in.DoubleClick, Modifiers: in.Modifiers, IdempotencyKey: in.IdempotencyKey}, in.Snapshot)
 }
 
-func (s *Server) hover(ctx context.Context, c *toolCall, in clickIn) (any, error) {
+func (s *Server) hover(ctx context.Context, c *toolCall, in hoverIn) (any, error) {
 	t, err := in.target(true)
 	if err != nil {
 		return nil, err
@@ -572,8 +594,10 @@ func (s *Server) fillForm(ctx context.Context, c *toolCall, in fillFormIn) (any,
 			}
 		case "combobox":
 			req.Action, req.Values = "select", []string{f.Value}
+		case "slider":
+			req.Action, req.Text = "fill", f.Value
 		default:
-			return fail(fsm.Refuse(fsm.InvalidArgument, "type is textbox, checkbox, radio or combobox"))
+			return fail(fsm.Refuse(fsm.InvalidArgument, "type is textbox, checkbox, radio, combobox or slider"))
 		}
 		res, err := call(ctx, s.runner, localapi.Act, req)
 		if err != nil {
@@ -606,44 +630,22 @@ func (s *Server) waitFor(ctx context.Context, c *toolCall, in waitIn) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	cond := in.Condition
-	other := in.Text != "" || in.TextGone != "" || t != nil || in.URL != "" || in.URLIncludes != ""
-	if cond == "" {
-		switch {
-		case in.Time > 0 && !other:
-			cond = "time"
-		case in.TextGone != "":
-			cond = "text_gone"
-		case in.Text != "":
-			cond = "text"
-		case t != nil:
-			cond = "visible"
-		case in.URL != "" || in.URLIncludes != "":
-			cond = "url"
-		default:
-			cond = "load"
-		}
-	}
-	if cond == "time" {
-		if in.Time <= 0 || other {
-			return nil, fsm.Refusef(fsm.InvalidArgument, "time waits alone, that many seconds (at most %d); to wait for something, give text, textGone, an element or url, and timeout", maxTimeWait)
-		}
-		d := time.Duration(min(in.Time, maxTimeWait) * float64(time.Second))
-		tm := time.NewTimer(d)
-		defer tm.Stop()
+	other := in.Text != "" || in.TextGone != "" || t != nil || in.URL != "" || in.URLIncludes != "" || in.Condition != ""
+	// As Playwright: time waits first (at most maxTimeWait seconds), then
+	// textGone, then text; alone, time is the whole wait.
+	var waited time.Duration
+	if in.Time > 0 {
+		waited = time.Duration(min(in.Time, maxTimeWait) * float64(time.Second))
+		tm := time.NewTimer(waited)
 		select {
 		case <-tm.C:
-			return &reply{text: fmt.Sprintf("waited %gs\n", d.Seconds()), fields: map[string]any{"found": true, "condition": "time", "elapsedMs": d.Milliseconds()}}, nil
 		case <-ctx.Done():
+			tm.Stop()
 			return nil, ctx.Err()
 		}
-	}
-	if in.Time > 0 {
-		return nil, fsm.Refuse(fsm.InvalidArgument, "time waits alone; how long to wait for a condition is timeout, in seconds")
-	}
-	text := in.Text
-	if cond == "text_gone" && in.TextGone != "" {
-		text = in.TextGone
+		if !other {
+			return &reply{text: fmt.Sprintf("waited %gs\n", waited.Seconds()), fields: map[string]any{"found": true, "condition": "time", "elapsedMs": waited.Milliseconds()}}, nil
+		}
 	}
 	secs := in.Timeout
 	if secs <= 0 {
@@ -651,21 +653,58 @@ func (s *Server) waitFor(ctx context.Context, c *toolCall, in waitIn) (any, erro
 	}
 	secs = min(secs, maxWaitSeconds)
 	bound := time.Duration(secs * float64(time.Second))
-	ctx, cancel := withTimeout(ctx, bound+30*time.Second)
+	ctx, cancel := withTimeout(ctx, 2*bound+30*time.Second)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
 	if err != nil {
 		return nil, err
 	}
-	res, err := call(ctx, s.runner, localapi.Wait, localapi.WaitRequest{Page: page, Condition: cond, Text: text, Target: t, URL: in.URL, URLIncludes: in.URLIncludes, TimeoutMS: int(bound.Milliseconds())})
-	if err != nil {
-		return nil, err
+	type step struct{ cond, text string }
+	var steps []step
+	if in.TextGone != "" {
+		steps = append(steps, step{"text_gone", in.TextGone})
 	}
-	what := waitWhat(cond, text)
-	if !res.Found {
-		return nil, fsm.Refusef(fsm.Timeout, "waited %gs: %s did not happen", secs, what)
+	if in.Text != "" {
+		steps = append(steps, step{"text", in.Text})
 	}
-	return &reply{text: fmt.Sprintf("%s after %d ms\n", what, res.ElapsedMS), fields: map[string]any{"page": page, "result": res}}, nil
+	if len(steps) == 0 || in.Condition != "" || t != nil || in.URL != "" || in.URLIncludes != "" {
+		cond := in.Condition
+		if cond == "" {
+			switch {
+			case t != nil:
+				cond = "visible"
+			case in.URL != "" || in.URLIncludes != "":
+				cond = "url"
+			case len(steps) == 0:
+				cond = "load"
+			}
+		}
+		if cond != "" {
+			steps = append(steps, step{cond: cond})
+		}
+	}
+	var text strings.Builder
+	var results []localapi.WaitResult
+	if waited > 0 {
+		fmt.Fprintf(&text, "waited %gs\n", waited.Seconds())
+	}
+	for _, st := range steps {
+		res, err := call(ctx, s.runner, localapi.Wait, localapi.WaitRequest{Page: page, Condition: st.cond, Text: st.text, Target: t, URL: in.URL, URLIncludes: in.URLIncludes, TimeoutMS: int(bound.Milliseconds())})
+		if err != nil {
+			return nil, err
+		}
+		what := waitWhat(st.cond, st.text)
+		if !res.Found {
+			return nil, fsm.Refusef(fsm.Timeout, "waited %gs: %s did not happen", secs, what)
+		}
+		results = append(results, res)
+		fmt.Fprintf(&text, "%s after %d ms\n", what, res.ElapsedMS)
+	}
+	fields := map[string]any{"page": page, "result": results[len(results)-1]}
+	if len(results) > 1 {
+		fields["results"] = results
+	}
+	return &reply{text: text.String(), fields: fields}, nil
 }
 
 // waitWhat says what a wait waits for, in the words of its arguments.
@@ -688,6 +727,14 @@ func (s *Server) screenshot(ctx context.Context, c *toolCall, in screenshotIn) (
 	if err != nil {
 		return nil, err
 	}
+	if in.FullPage && t != nil {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "fullPage captures the page; an element's capture is its own box: give one of them")
+	}
+	if in.Filename != "" {
+		if err := outputName(in.Filename); err != nil {
+			return nil, err
+		}
+	}
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
@@ -698,13 +745,28 @@ func (s *Server) screenshot(ctx context.Context, c *toolCall, in screenshotIn) (
 	if err != nil {
 		return nil, err
 	}
-	if len(shot.PNG) > MaxScreenshotBytes {
-		return nil, fsm.Refusef(fsm.LimitExceeded, "the screenshot is %d bytes; screenshots are bounded at %d: capture the viewport or one element", len(shot.PNG), MaxScreenshotBytes)
+	data, mime := shot.PNG, "image/png"
+	if in.Type == "jpeg" {
+		if data, err = pngToJPEG(shot.PNG); err != nil {
+			return nil, err
+		}
+		mime = "image/jpeg"
 	}
-	meta, _ := json.Marshal(map[string]any{"page": page, "width": shot.Width, "height": shot.Height, "bytes": len(shot.PNG), "mimeType": "image/png"})
+	if len(data) > MaxScreenshotBytes {
+		return nil, fsm.Refusef(fsm.LimitExceeded, "the screenshot is %d bytes; screenshots are bounded at %d: capture the viewport or one element", len(data), MaxScreenshotBytes)
+	}
+	meta := map[string]any{"page": page, "width": shot.Width, "height": shot.Height, "bytes": len(data), "mimeType": mime}
+	if in.Filename != "" {
+		path, err := s.saveOutput(in.Filename, data)
+		if err != nil {
+			return nil, err
+		}
+		meta["savedTo"] = path
+	}
+	b, _ := json.Marshal(meta)
 	return &sdk.CallToolResult{
-		StructuredContent: json.RawMessage(meta),
-		Content:           []sdk.Content{&sdk.ImageContent{Data: shot.PNG, MIMEType: "image/png"}, &sdk.TextContent{Text: string(meta)}},
+		StructuredContent: json.RawMessage(b),
+		Content:           []sdk.Content{&sdk.ImageContent{Data: data, MIMEType: mime}, &sdk.TextContent{Text: string(b)}},
 	}, nil
 }
 
@@ -738,11 +800,25 @@ func (s *Server) evaluate(ctx context.Context, c *toolCall, in evaluateIn) (any,
 }
 
 func (s *Server) upload(ctx context.Context, c *toolCall, in uploadIn) (any, error) {
-	t, err := in.target(true)
+	files := in.Paths
+	switch {
+	case len(in.Paths) > 0 && len(in.Files) > 0:
+		return nil, fsm.Refuse(fsm.InvalidArgument, "give paths or files (the same thing), not both")
+	case len(in.Files) > 0:
+		files = in.Files
+	case len(files) == 0:
+		return nil, fsm.Refuse(fsm.InvalidArgument, "paths names the files to upload, in the owner's upload directory (webcodex has no file chooser to cancel)")
+	}
+	t, err := in.target(false)
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "upload", Target: t, Files: in.Files}, false)
+	if t == nil {
+		// As Playwright's chooser: the page's one file input; several are
+		// refused as ambiguous, with their count.
+		t = &localapi.Target{CSS: "input[type=file]"}
+	}
+	return s.act(ctx, in.Page, localapi.ActRequest{Action: "upload", Target: t, Files: files}, false)
 }
 
 func (s *Server) handleDialog(ctx context.Context, c *toolCall, in dialogIn) (any, error) {
@@ -814,19 +890,22 @@ func (s *Server) tabs(ctx context.Context, c *toolCall, in tabsIn) (any, error) 
 		if err := s.opts.Scopes.check(c.tool+" close", ScopeControl); err != nil {
 			return nil, err
 		}
-		if in.Page == "" {
-			return nil, fsm.Refuse(fsm.InvalidArgument, "close needs the page id")
-		}
-		res, err := call(ctx, s.runner, localapi.ClosePage, localapi.ClosePageRequest{Page: in.Page})
+		id, err := s.tabID(ctx, in, true)
 		if err != nil {
 			return nil, err
 		}
-		s.forgetPage(in.Page)
+		res, err := call(ctx, s.runner, localapi.ClosePage, localapi.ClosePageRequest{Page: id})
+		if err != nil {
+			return nil, err
+		}
+		s.forgetPage(id)
 		return res, nil
 	case "select":
-		if in.Page == "" {
-			return nil, fsm.Refuse(fsm.InvalidArgument, "select needs the page id")
+		id, err := s.tabID(ctx, in, false)
+		if err != nil {
+			return nil, err
 		}
+		in.Page = id
 		st, err := call(ctx, s.runner, localapi.GetStatus, struct{}{})
 		if err != nil {
 			return nil, err
@@ -844,25 +923,109 @@ func (s *Server) tabs(ctx context.Context, c *toolCall, in tabsIn) (any, error) 
 	return nil, fsm.Refusef(fsm.InvalidArgument, "unknown action %q", in.Action)
 }
 
-func (s *Server) console(ctx context.Context, c *toolCall, in diagIn) (any, error) {
-	return s.diag(ctx, in, localapi.Console)
+// tabID is the tab a close or select names: by page id, by index in the
+// list browser_tabs shows (from 0), or for close the current one.
+func (s *Server) tabID(ctx context.Context, in tabsIn, currentByDefault bool) (string, error) {
+	switch {
+	case in.Page != "" && in.Index != nil:
+		return "", fsm.Refuse(fsm.InvalidArgument, "give index or page, not both")
+	case in.Page != "":
+		return in.Page, nil
+	case in.Index == nil && currentByDefault:
+		return s.page(ctx, "")
+	case in.Index == nil:
+		return "", fsm.Refusef(fsm.InvalidArgument, "%s needs index (from the tab list, from 0) or page (its id)", in.Action)
+	}
+	st, err := call(ctx, s.runner, localapi.GetStatus, struct{}{})
+	if err != nil {
+		return "", err
+	}
+	var ids []string
+	for _, b := range st.Browsers {
+		if in.Browser != "" && b.ID != in.Browser {
+			continue
+		}
+		for _, p := range b.Pages {
+			ids = append(ids, p.ID)
+		}
+	}
+	if *in.Index < 0 || *in.Index >= len(ids) {
+		return "", fsm.Refusef(fsm.InvalidArgument, "index %d is out of range: there are %d tabs (0 to %d)", *in.Index, len(ids), len(ids)-1)
+	}
+	return ids[*in.Index], nil
 }
 
-func (s *Server) network(ctx context.Context, c *toolCall, in diagIn) (any, error) {
-	return s.diag(ctx, in, localapi.Network)
+func (s *Server) console(ctx context.Context, c *toolCall, in consoleIn) (any, error) {
+	level := in.Level
+	if level == "" {
+		level = "info"
+	}
+	keep := func(e surface.DiagEntry) bool { return levelRank(e) <= levelRanks[level] }
+	return s.diag(ctx, in.diagIn, localapi.DiagRequest{SinceNavigation: !in.All}, localapi.Console, keep)
 }
 
-func (s *Server) diag(ctx context.Context, in diagIn, rt localapi.Route[localapi.DiagRequest, localapi.DiagResult]) (any, error) {
+func (s *Server) network(ctx context.Context, c *toolCall, in networkIn) (any, error) {
+	var filter *regexp.Regexp
+	if in.Filter != "" {
+		var err error
+		if len(in.Filter) > maxFilterChars {
+			return nil, fsm.Refusef(fsm.InvalidArgument, "filter is a URL regexp of at most %d characters", maxFilterChars)
+		}
+		if filter, err = regexp.Compile(in.Filter); err != nil {
+			return nil, fsm.Refusef(fsm.InvalidArgument, "filter is a URL regexp (RE2 syntax): %s", capText(err.Error(), 120))
+		}
+	}
+	keep := func(e surface.DiagEntry) bool {
+		if !in.Static && staticTypes[e.Type] && e.Failed == "" && e.Status < 400 {
+			return false
+		}
+		return filter == nil || filter.MatchString(e.URL)
+	}
+	return s.diag(ctx, in.diagIn, localapi.DiagRequest{}, localapi.Network, keep)
+}
+
+// maxFilterChars bounds a network filter.
+const maxFilterChars = 500
+
+// staticTypes are the resource types Playwright MCP calls static: left out
+// of browser_network_requests when they loaded, unless static is true.
+var staticTypes = map[string]bool{"Image": true, "Font": true, "Stylesheet": true, "Script": true, "Media": true, "Manifest": true}
+
+// levelRanks orders console levels, most severe first: a level includes
+// the ones before it.
+var levelRanks = map[string]int{"error": 0, "warning": 1, "info": 2, "debug": 3}
+
+func levelRank(e surface.DiagEntry) int {
+	switch {
+	case e.Kind == "exception" || e.Level == "error":
+		return 0
+	case e.Level == "warning":
+		return 1
+	case e.Level == "debug" || e.Level == "verbose":
+		return 3
+	}
+	return 2 // log, info
+}
+
+func (s *Server) diag(ctx context.Context, in diagIn, req localapi.DiagRequest, rt localapi.Route[localapi.DiagRequest, localapi.DiagResult], keep func(surface.DiagEntry) bool) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
 	if err != nil {
 		return nil, err
 	}
-	res, err := call(ctx, s.runner, rt, localapi.DiagRequest{Page: page, Since: in.Since, ErrorsOnly: in.ErrorsOnly, Clear: in.Clear})
+	req.Page, req.Since, req.ErrorsOnly, req.Clear = page, in.Since, in.ErrorsOnly, in.Clear
+	res, err := call(ctx, s.runner, rt, req)
 	if err != nil {
 		return nil, err
 	}
+	kept := res.Entries[:0]
+	for _, e := range res.Entries {
+		if keep(e) {
+			kept = append(kept, e)
+		}
+	}
+	res.Entries = kept
 	return map[string]any{"page": page, "log": res}, nil
 }
 

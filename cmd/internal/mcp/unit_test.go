@@ -87,7 +87,7 @@ func TestFakeBackendArgumentBounds(t *testing.T) {
 		"browser_click":            {"ref": "e1", "target": map[string]any{"css": "a"}},
 		"browser_evaluate":         {"expression": "1", "function": "() => 1"},
 		"browser_cdp":              {"params": map[string]any{}},
-		"browser_take_screenshot ": {"target": "not an object"},
+		"browser_take_screenshot ": {"target": 42},
 	} {
 		s.refused(strings.TrimSpace(name), args, fsm.InvalidArgument)
 	}

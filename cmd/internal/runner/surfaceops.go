@@ -139,7 +139,7 @@ func (r *Runner) act(ctx context.Context, p *Page, req localapi.ActRequest) (*su
 		}
 		switch req.Action {
 		case "click":
-			return p.surf.Click(ctx, t)
+			return p.surf.ClickWith(ctx, t, surface.ClickOptions{Button: req.Button, Double: req.DoubleClick, Modifiers: req.Modifiers})
 		case "hover":
 			return p.surf.Hover(ctx, t)
 		case "type", "fill":
@@ -233,7 +233,7 @@ func (r *Runner) Console(ctx context.Context, req localapi.DiagRequest) (_ local
 	if err != nil {
 		return localapi.DiagResult{}, err
 	}
-	res := p.surf.Console(surface.DiagOptions{Since: req.Since, ErrorsOnly: req.ErrorsOnly})
+	res := p.surf.Console(surface.DiagOptions{Since: req.Since, ErrorsOnly: req.ErrorsOnly, SinceNavigation: req.SinceNavigation})
 	if req.Clear {
 		p.surf.ClearDiagnostics()
 	}
