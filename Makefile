@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: test mcp-sdk-deps demo build check-chromium fmt-check vet spec-check edge-coverage mutate
+.PHONY: test mcp-sdk-deps demo build check-chromium fmt-check vet spec-check edge-coverage mutate mutate-changed
 
 build:
 	$(GO) build -buildvcs=auto -o bin/webcodex ./cmd/webcodex
@@ -11,12 +11,14 @@ build:
 
 # The test command CI runs: gofmt, vet, the race-enabled suite (real Chromium
 # included), the node tests, and the official MCP TypeScript SDK client
-# against the built binary (test/mcp-sdk, its SDK pinned by package-lock.json).
+# against the built binary (test/mcp-sdk, its SDK pinned by package-lock.json);
+# then the seeded bugs of the directories the last commit changed (mutate-changed).
 test: fmt-check vet build mcp-sdk-deps
 	$(GO) test -race -timeout 20m ./...
 	@if ls extension/test/*.test.js >/dev/null 2>&1; then node --test extension/test/; fi
 	node --test cdp/surface/inject/test/
 	cd test/mcp-sdk && WEBCODEX_BIN=$(CURDIR)/bin/webcodex node --test
+	$(MAKE) mutate-changed
 
 # Install the pinned SDK when the lockfile is newer than what is installed.
 mcp-sdk-deps:
@@ -44,6 +46,15 @@ edge-coverage:
 # kills it (scripts/mutate).
 mutate:
 	$(GO) run ./scripts/mutate
+
+# The seeded bugs in directories the last commit (or MUTATE_SINCE) changed:
+# each must be killed. The checker's own (fsm/) take about a minute; a
+# machine package's a few.
+MUTATE_SINCE ?= HEAD~1
+mutate-changed:
+	@if git rev-parse -q --verify '$(MUTATE_SINCE)^{commit}' >/dev/null 2>&1; then \
+		$(GO) run ./scripts/mutate -since '$(MUTATE_SINCE)'; \
+	else echo "mutate: no $(MUTATE_SINCE) to compare with; run make mutate"; fi
 
 check-chromium:
 	@if [ -z "$$WEBCODEX_CHROME" ] && [ ! -x /usr/bin/chromium ] && ! command -v chromium >/dev/null && ! command -v google-chrome >/dev/null; then \
