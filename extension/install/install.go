@@ -23,11 +23,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/webcodex/webcodex/extension/rendezvous"
 	"github.com/webcodex/webcodex/extension/wire"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/platform"
 )
 
 // DefaultExtensionID is the id of extension/ as shipped: its manifest's
@@ -56,7 +58,11 @@ type Options struct {
 	UserDataDir string
 	HostPath    string // absolute path of webcodex-bridge-host
 	ConfigDir   string // the user's config directory; empty is os.UserConfigDir
-	StateDir    string // the state root (the installation record)
+	// StateDir is the state root of the Runner the host serves (absolute):
+	// the installation record goes there, and the manifest names a wrapper
+	// there that starts the host with WEBCODEX_STATE_DIR set to it, so the
+	// host Chrome starts finds this Runner whatever Chrome's environment.
+	StateDir string
 }
 
 // Result says what Install did. Manifest and Backup are paths for the
@@ -91,7 +97,14 @@ func Install(opts Options) (Result, error) {
 	if st, err := os.Stat(opts.HostPath); err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
 		return Result{}, fsm.Refuse(fsm.RequiresSetup, "webcodex-bridge-host was not found beside webcodex: build it (make build) or pass --host").WithCause(err)
 	}
+	if !filepath.IsAbs(opts.StateDir) {
+		return Result{}, fsm.Refuse(fsm.InvalidArgument, "the state directory must be absolute")
+	}
 	dir, err := manifestDir(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	wrapper, err := writeWrapper(opts.StateDir, opts.HostPath)
 	if err != nil {
 		return Result{}, err
 	}
@@ -99,7 +112,7 @@ func Install(opts Options) (Result, error) {
 	body, err := json.MarshalIndent(map[string]any{
 		"name":            wire.HostName,
 		"description":     "webcodex extension bridge: relays one shared tab to the webcodex Runner",
-		"path":            opts.HostPath,
+		"path":            wrapper,
 		"type":            "stdio",
 		"allowed_origins": []string{origin},
 	}, "", "  ")
@@ -134,6 +147,81 @@ func Install(opts Options) (Result, error) {
 		return Result{}, err
 	}
 	return res, nil
+}
+
+// WrapperPath is the host wrapper install writes for the Runner whose state
+// root is stateDir; the manifest names it as the host.
+func WrapperPath(stateDir string) string {
+	return filepath.Join(rendezvous.Dir(stateDir), rendezvous.HostWrapperName)
+}
+
+// wrapperScript starts host with WEBCODEX_STATE_DIR set to stateDir. exec
+// keeps the process id, so the host's parent is still the browser (the
+// host checks it).
+func wrapperScript(stateDir, host string) []byte {
+	return []byte("#!/bin/sh\n# Written by webcodex install-bridge: the native host serves the Runner whose state is here.\n" +
+		"WEBCODEX_STATE_DIR=" + shellQuote(stateDir) + " exec " + shellQuote(host) + " \"$@\"\n")
+}
+
+// shellQuote quotes s for sh: single quotes, each ' written as '\”.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writeWrapper writes the host wrapper (0700, whole, through a rename) in
+// the state root's private bridge directory and returns its path.
+func writeWrapper(stateDir, host string) (string, error) {
+	dir := rendezvous.Dir(stateDir)
+	if err := platform.EnsurePrivateDir(dir); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, ".webcodex-host-*")
+	if err != nil {
+		return "", fmt.Errorf("install: wrapper: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(wrapperScript(stateDir, host))
+	if err == nil {
+		err = f.Chmod(0o700)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, WrapperPath(stateDir))
+	}
+	if err != nil {
+		return "", fmt.Errorf("install: wrapper: %w", err)
+	}
+	return WrapperPath(stateDir), nil
+}
+
+// ManifestState says whether the native messaging manifest of browser
+// (chromium or chrome) under configDir (empty: os.UserConfigDir) starts the
+// host for the Runner whose state root is stateDir: "serves" when its path
+// is that Runner's wrapper, "absent" when there is no manifest, "other"
+// when it starts a host for another state root (or an older install that
+// named the host itself, which then reads Chrome's environment).
+func ManifestState(configDir, browser, stateDir string) string {
+	dir, err := manifestDir(Options{Browser: browser, ConfigDir: configDir})
+	if err != nil {
+		return "absent"
+	}
+	data, err := readBounded(filepath.Join(dir, wire.HostName+".json"))
+	if err != nil {
+		return "absent"
+	}
+	var m struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(data, &m) != nil || m.Path != WrapperPath(stateDir) {
+		return "other"
+	}
+	return "serves"
 }
 
 func manifestDir(opts Options) (string, error) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,7 +92,7 @@ func TestInstallFreshAndIdentical(t *testing.T) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.Name != wire.HostName || m.Path != opts.HostPath || m.Type != "stdio" || len(m.Origins) != 1 || m.Origins[0] != "chrome-extension://"+DefaultExtensionID+"/" {
+	if m.Name != wire.HostName || m.Path != WrapperPath(opts.StateDir) || m.Type != "stdio" || len(m.Origins) != 1 || m.Origins[0] != "chrome-extension://"+DefaultExtensionID+"/" {
 		t.Fatalf("manifest %+v", m)
 	}
 	in, err := rendezvous.ReadInstall(opts.StateDir)
@@ -105,6 +106,51 @@ func TestInstallFreshAndIdentical(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(res.Manifest))
 	if len(entries) != 1 {
 		t.Fatalf("%d files beside the manifest after a re-install", len(entries))
+	}
+}
+
+// TestWrapperNamesTheStateRoot: the host Chrome starts from the manifest
+// gets the installer's state root in WEBCODEX_STATE_DIR whatever Chrome's
+// environment (here: none at all), with its arguments intact, even for a
+// state root whose path holds a quote and a space.
+func TestWrapperNamesTheStateRoot(t *testing.T) {
+	t.Parallel()
+	opts := setup(t)
+	opts.StateDir = filepath.Join(filepath.Dir(opts.StateDir), "it's a state")
+	if err := platform.EnsurePrivateDir(opts.StateDir); err != nil {
+		t.Fatal(err)
+	}
+	// The "host" reports what it was started with.
+	if err := os.WriteFile(opts.HostPath, []byte("#!/bin/sh\nprintf '%s|%s|%s' \"$WEBCODEX_STATE_DIR\" \"$1\" \"$#\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if ManifestState(opts.ConfigDir, "chromium", opts.StateDir) != "absent" {
+		t.Fatal("a manifest before install")
+	}
+	res, err := Install(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Path string `json:"path"`
+	}
+	raw, _ := os.ReadFile(res.Manifest)
+	json.Unmarshal(raw, &m)
+	cmd := exec.Command(m.Path, "chrome-extension://"+DefaultExtensionID+"/", "--parent-window=0")
+	cmd.Env = []string{} // Chrome's environment may name no state root at all
+	out, err := cmd.Output()
+	if want := opts.StateDir + "|chrome-extension://" + DefaultExtensionID + "/|2"; err != nil || string(out) != want {
+		t.Fatalf("the wrapper started the host with %q (%v), want %q", out, err, want)
+	}
+	if st, err := os.Stat(m.Path); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("wrapper mode %v (%v), want 0700", st.Mode(), err)
+	}
+	if got := ManifestState(opts.ConfigDir, "chromium", opts.StateDir); got != "serves" {
+		t.Fatalf("ManifestState after install = %s, want serves", got)
+	}
+	other := filepath.Join(t.TempDir(), "other-state")
+	if got := ManifestState(opts.ConfigDir, "chromium", other); got != "other" {
+		t.Fatalf("ManifestState for another state root = %s, want other", got)
 	}
 }
 

@@ -80,8 +80,38 @@ func BrowserParent() (platform.Fingerprint, error) {
 }
 
 // Run checks the caller and relays until stdin ends (nil) or the Runner's
-// connection or the parent goes (an error).
+// connection or the parent goes (an error). How its checks ended is
+// recorded in the state root (rendezvous.HostRun), so that `webcodex
+// bridge status` can say why no host is connected.
 func Run(ctx context.Context, opts Options) error {
+	outcome := rendezvous.HostConnected
+	err := run(ctx, opts, func() {
+		rendezvous.WriteHostRun(opts.StateDir, rendezvous.HostRun{At: time.Now().Unix(), Outcome: outcome})
+	})
+	if err != nil {
+		switch {
+		case errors.Is(err, errNotInstalled):
+			outcome = rendezvous.HostNotInstalled
+		case errors.Is(err, ErrOrigin):
+			outcome = rendezvous.HostWrongOrigin
+		case errors.Is(err, ErrParent):
+			outcome = rendezvous.HostNotBrowser
+		case errors.Is(err, ErrRunnerAbsent):
+			outcome = rendezvous.HostRunnerAbsent
+		case errors.Is(err, ErrHandshake):
+			outcome = rendezvous.HostHandshakeFail
+		default:
+			return err // after it connected: recorded as connected already
+		}
+		rendezvous.WriteHostRun(opts.StateDir, rendezvous.HostRun{At: time.Now().Unix(), Outcome: outcome})
+	}
+	return err
+}
+
+// errNotInstalled marks a missing or invalid installation record.
+var errNotInstalled = errors.New("nativehost: no valid installation record (run webcodex install-bridge)")
+
+func run(ctx context.Context, opts Options, connected func()) error {
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -91,7 +121,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	install, err := rendezvous.ReadInstall(opts.StateDir)
 	if err != nil {
-		return fmt.Errorf("%w: no valid installation record (run webcodex install-bridge): %w", ErrOrigin, err)
+		return fmt.Errorf("%w: %w: %w", ErrOrigin, errNotInstalled, err)
 	}
 	if len(opts.Args) < 2 || opts.Args[1] != install.Origin {
 		return ErrOrigin
@@ -109,6 +139,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer conn.Close()
+	connected()
 	logf("webcodex-bridge-host: connected")
 	return relay(ctx, conn, ready, opts, parent)
 }

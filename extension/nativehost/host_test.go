@@ -179,6 +179,9 @@ func TestHostRelaysBothByteOrdersFakeRunner(t *testing.T) {
 	if err := h.result(t); err != nil {
 		t.Fatalf("after stdin EOF: %v", err)
 	}
+	if run, err := rendezvous.ReadHostRun(state); err != nil || run.Outcome != rendezvous.HostConnected {
+		t.Fatalf("host record after a relay = %+v, %v; want connected", run, err)
+	}
 }
 
 func TestHostChecksBeforeConnecting(t *testing.T) {
@@ -194,10 +197,15 @@ func TestHostChecksBeforeConnecting(t *testing.T) {
 		"origin without its slash": {[]string{"host", strings.TrimSuffix(testOrigin, "/")}, fakeBrowserParent, ErrOrigin},
 		"parent not a browser":     {[]string{"host", testOrigin}, BrowserParent, ErrParent},
 	}
+	outcomes := map[error]string{ErrOrigin: rendezvous.HostWrongOrigin, ErrParent: rendezvous.HostNotBrowser}
 	for name, tc := range cases {
 		h := runHost(t, state, tc.args, tc.parent)
 		if err := h.result(t); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", name, err, tc.want)
+		}
+		// The refusal is recorded for webcodex bridge status to explain.
+		if run, err := rendezvous.ReadHostRun(state); err != nil || run.Outcome != outcomes[tc.want] {
+			t.Errorf("%s: host record %+v, %v; want %s", name, run, err, outcomes[tc.want])
 		}
 	}
 	select {

@@ -33,7 +33,54 @@ import (
 const (
 	RecordName  = "rendezvous.json"
 	InstallName = "install.json"
+	HostRunName = "host-run.json"
+	// HostWrapperName is the executable install-bridge registers as the
+	// native host: it names this state root (WEBCODEX_STATE_DIR) for the
+	// host, whatever environment Chrome starts it in.
+	HostWrapperName = "webcodex-bridge-host"
 )
+
+// HostRun is what the native host records of its last start: when, and how
+// it ended its checks (one of the HostOutcome values). It holds no token,
+// port, origin or path.
+type HostRun struct {
+	V       int    `json:"v"`
+	At      int64  `json:"at"` // Unix seconds
+	Outcome string `json:"outcome"`
+}
+
+// The outcomes of a native host's start.
+const (
+	HostConnected     = "connected"     // the Runner accepted the handshake
+	HostNotInstalled  = "not_installed" // no valid installation record here
+	HostWrongOrigin   = "wrong_origin"  // the caller is not the installed extension
+	HostNotBrowser    = "parent_not_browser"
+	HostRunnerAbsent  = "runner_absent" // no Runner record, or nothing listened
+	HostHandshakeFail = "handshake_failed"
+)
+
+// WriteHostRun records the native host's last start, in a bridge directory
+// that exists already (a host started for a state root no Runner or
+// installer made creates nothing there).
+func WriteHostRun(stateDir string, r HostRun) error {
+	if err := platform.CheckPrivateDir(Dir(stateDir)); err != nil {
+		return err
+	}
+	r.V = wire.Version
+	return writePrivate(stateDir, HostRunName, r)
+}
+
+// ReadHostRun reads the native host's last start.
+func ReadHostRun(stateDir string) (HostRun, error) {
+	var r HostRun
+	if err := readPrivate(stateDir, HostRunName, &r); err != nil {
+		return HostRun{}, err
+	}
+	if r.V != wire.Version || r.Outcome == "" {
+		return HostRun{}, fmt.Errorf("rendezvous: %w: the host record is not valid", wire.ErrMalformed)
+	}
+	return r, nil
+}
 
 // maxRecord bounds a record file.
 const maxRecord = 4 << 10

@@ -73,6 +73,9 @@ func NewCmdBridge(f *Factory) *cobra.Command {
 			return f.Emit(st, func(w io.Writer) {
 				fmt.Fprintf(w, "installed: %v\nlistening: %v\nnative hosts connected: %d\nshared tabs waiting: %d\nshared tabs attached: %d\n",
 					st.Installed, st.Listening, st.Connected, st.Offers, st.Attached)
+				if st.Why != "" {
+					fmt.Fprintf(w, "why: %s\n", st.Why)
+				}
 				if st.Next != "" {
 					fmt.Fprintf(w, "next: %s\n", st.Next)
 				}

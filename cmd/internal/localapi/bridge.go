@@ -24,11 +24,14 @@ type BridgeOffer struct {
 // BridgeStatus reports the extension bridge: counts only, never a token,
 // port or URL.
 type BridgeStatus struct {
-	Installed bool   `json:"installed"`
-	Listening bool   `json:"listening"`
-	Peers     int    `json:"peers"`     // native-host connections, unverified included
-	Connected int    `json:"connected"` // authenticated native hosts
-	Offers    int    `json:"offers"`    // shared tabs waiting
-	Attached  int    `json:"attached"`  // shared tabs attached
-	Next      string `json:"next,omitempty"`
+	Installed bool `json:"installed"`
+	Listening bool `json:"listening"`
+	Peers     int  `json:"peers"`     // native-host connections, unverified included
+	Connected int  `json:"connected"` // authenticated native hosts
+	Offers    int  `json:"offers"`    // shared tabs waiting
+	Attached  int  `json:"attached"`  // shared tabs attached
+	// Why says why no native host is connected, when none is: from the
+	// host's own record of its last start, and the installed manifest.
+	Why  string `json:"why,omitempty"`
+	Next string `json:"next,omitempty"`
 }

@@ -71,19 +71,56 @@ func (r *Runner) BridgeStatus(ctx context.Context, _ struct{}) (localapi.BridgeS
 	srv := r.bridgeServer()
 	switch {
 	case !st.Installed:
+		st.Why = "webcodex install-bridge has not been run for this Runner's state directory"
 		st.Next = "run webcodex install-bridge, then load the extension (chrome://extensions, developer mode, Load unpacked: extension/)"
 	case srv == nil:
+		st.Why = "this Runner started before the bridge was installed, so it opened no bridge"
 		st.Next = "restart the Runner (webcodex stop) so it opens the bridge"
 	default:
 		s := srv.Status()
 		st.Listening, st.Peers, st.Connected, st.Offers, st.Attached = s.Listening, s.Peers, s.Verified, s.Offers, s.Routes
 		if s.Verified == 0 {
-			st.Next = "in Chrome, open the webcodex extension's popup and press \"Share current tab\""
+			st.Why, st.Next = r.whyNoHost()
 		} else if s.Offers > 0 {
 			st.Next = "webcodex discover lists the shared tabs; webcodex attach --offer ID attaches one"
 		}
 	}
 	return st, nil
+}
+
+// whyNoHost says why no native host is connected to a listening bridge,
+// and what to do: from the host's record of its last start in this state
+// root (a host Chrome started for another state root writes nothing here)
+// and whether the installed manifest starts the host for this Runner.
+func (r *Runner) whyNoHost() (why, next string) {
+	share := "in Chrome, open the webcodex extension's popup and press \"Share current tab\""
+	reinstall := "run webcodex install-bridge in this Runner's environment (the same WEBCODEX_STATE_DIR), restart Chrome's extension (or Chrome), then press Share again"
+	run, err := rendezvous.ReadHostRun(r.opts.StateDir)
+	at := ""
+	if err == nil {
+		at = time.Unix(run.At, 0).Local().Format(time.TimeOnly)
+	}
+	switch {
+	case err == nil && run.Outcome == rendezvous.HostRunnerAbsent:
+		return "the native host last started at " + at + " and found no Runner listening for this state directory", share
+	case err == nil && run.Outcome == rendezvous.HostWrongOrigin:
+		return "the native host last started at " + at + " for an extension other than the one installed", "run webcodex install-bridge --extension-id ID with the id chrome://extensions shows, then press Share again"
+	case err == nil && run.Outcome == rendezvous.HostNotInstalled:
+		return "the native host last started at " + at + " and found no valid installation record", reinstall
+	case err == nil && run.Outcome == rendezvous.HostNotBrowser:
+		return "the native host last started at " + at + " from a process that is not a Chromium-family browser", "let Chrome start the host: press Share in the extension's popup"
+	case err == nil && run.Outcome == rendezvous.HostHandshakeFail:
+		return "the native host last started at " + at + " and this Runner did not accept its handshake in time", share
+	}
+	for _, browser := range []string{"chromium", "chrome"} {
+		if install.ManifestState("", browser, r.opts.StateDir) == "other" {
+			return "the native messaging manifest for " + browser + " starts a host for another state directory (installed with another WEBCODEX_STATE_DIR, or by an older webcodex)", reinstall
+		}
+	}
+	if err == nil && run.Outcome == rendezvous.HostConnected {
+		return "the native host connected at " + at + " and has since disconnected (the extension closed its port, or Chrome exited)", share
+	}
+	return "no native host has started for this Runner: Chrome has not started it (the extension is not loaded, or Share was not pressed)", share
 }
 
 // discoverOffers lists the pending offers for Discover. A client with a

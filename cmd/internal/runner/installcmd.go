@@ -40,6 +40,9 @@ func NewCmdInstallBridge(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if state, err = filepath.Abs(state); err != nil {
+				return fmt.Errorf("install-bridge: state directory: %w", err)
+			}
 			if err := platform.EnsurePrivateDir(state); err != nil {
 				return err
 			}
