@@ -144,6 +144,8 @@ func verbCases(t *testing.T) []verbCase {
 			`{"page":"p-1","action":"click","role":"button","dialog":{"type":"confirm","message":"Sure?"}}`, `a confirm dialog opened: "Sure?"; the page waits until it is answered (webcodex dialog p-1 --accept|--dismiss)`),
 		act("click-selector", []string{"click", "p-1", "form > button.primary"}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{CSS: "form > button.primary"}},
 			`{"page":"p-1","action":"click","role":"button","newTab":{"url":"https://a.example/popup"}}`, "it opened a new tab to https://a.example/popup"),
+		act("click-role-selector", []string{"click", "p-1", `role=button[name="Go"]`}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{Role: "button", Name: "Go"}},
+			`{"page":"p-1","action":"click","role":"button"}`, "click: ok"),
 		act("type-slowly", []string{"type", "p-1", "e2", "--value", "ada", "--slowly"}, localapi.ActRequest{Page: "p-1", Action: "type", Target: &localapi.Target{Ref: "e2"}, Text: "ada", Slowly: true},
 			`{"page":"p-1","action":"type","role":"textbox","requested":3,"delivered":3}`, "requested=3 delivered=3"),
 		act("select-value", []string{"select", "p-1", "#pick", "--value", "a", "--value", "b"}, localapi.ActRequest{Page: "p-1", Action: "select", Target: &localapi.Target{CSS: "#pick"}, Values: []string{"a", "b"}},

@@ -40,14 +40,15 @@ func (tf *targetFlags) add(cmd *cobra.Command) {
 }
 
 // targetHelp is the shape of a TARGET, as usage errors say it.
-const targetHelp = `TARGET is a ref (e5), a target object ('{"role":"button","name":"Save"}', or one of label, text, placeholder, testId, css) or a CSS selector; or use --ref, --role/--name, --label, --text, --placeholder, --testid or --css`
+const targetHelp = `TARGET is a ref (e5), a target object ('{"role":"button","name":"Save"}', or one of label, text, placeholder, testId, css) or a unique selector (CSS, text=…, role=button[name="Save"], data-testid=…); or use --ref, --role/--name, --label, --text, --placeholder, --testid or --css`
 
 // refPattern is a ref as snapshots print it: e5, or f1e3 inside a frame.
 var refPattern = regexp.MustCompile(`^(f[0-9]+)?e[0-9]+$`)
 
 // parseTarget reads a positional TARGET the way MCP reads target: a ref, a
-// compact target object with MCP's keys, or else a CSS selector (which must
-// match one visible element unless --index picks one).
+// compact target object with MCP's keys, or else a selector
+// (localapi.SelectorTarget: text=…, data-testid=…, role=…[name="…"] or
+// CSS), which must match one visible element unless --index picks one.
 func parseTarget(s string) (localapi.Target, error) {
 	switch {
 	case refPattern.MatchString(s):
@@ -60,10 +61,12 @@ func parseTarget(s string) (localapi.Target, error) {
 			return t, &UsageError{Err: fmt.Errorf("TARGET %q is not a target object: %s", s, targetHelp)}
 		}
 		return t, nil
-	case strings.TrimSpace(s) == "":
-		return localapi.Target{}, &UsageError{Err: errors.New("TARGET is empty: " + targetHelp)}
 	}
-	return localapi.Target{CSS: s}, nil
+	t, err := localapi.SelectorTarget(s)
+	if err != nil {
+		return t, &UsageError{Err: fmt.Errorf("TARGET: %w; %s", err, targetHelp)}
+	}
+	return t, nil
 }
 
 // target returns the target the command line names, or nil when none: the
