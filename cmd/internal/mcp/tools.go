@@ -130,7 +130,7 @@ func (s *Server) addTools() {
 		desc: "One page-scoped DevTools Protocol command; those that bypass a boundary are refused. Off for attached browsers unless allowed."},
 		nil, s.cdp)
 	s.addVerbTools(read, control) // history, scroll, probe, downloads (tools_verbs.go)
-	s.addPlaywrightTools(control) // resize, media, the vision group (tools_playwright.go)
+	s.addPlaywrightTools(read, control) // resize, media, the vision group (tools_playwright.go)
 }
 
 // ---------------------------------------------------------------- helpers

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -27,11 +28,12 @@ var playwrightTools = []string{
 	"browser_resize", "browser_emulate_media",
 	"browser_mouse_move_xy", "browser_mouse_click_xy", "browser_mouse_drag_xy",
 	"browser_mouse_down", "browser_mouse_up", "browser_mouse_wheel",
+	"browser_find",
 }
 
 func init() { toolOrder = append(toolOrder, playwrightTools...) }
 
-func (s *Server) addPlaywrightTools(control []Scope) {
+func (s *Server) addPlaywrightTools(read, control []Scope) {
 	addTool(s, toolSpec{name: "browser_resize", anyOf: control, desc: "Resize the page's viewport to width x height CSS pixels, as the page measures it."},
 		func(sc *jsonschema.Schema) {
 			bounds(sc, "width", 1, surface.MaxViewportSide)
@@ -81,6 +83,9 @@ func (s *Server) addPlaywrightTools(control []Scope) {
 			bounds(sc, "deltaY", -surface.MaxWheelDelta, surface.MaxWheelDelta)
 			sc.Required = []string{"deltaX", "deltaY"}
 		}, s.mouseWheel)
+	addTool(s, toolSpec{name: "browser_find", anyOf: read, readOnly: true,
+		desc: "Find text or a regex in a fresh snapshot: each matching line under its path, with refs and context."},
+		nil, s.find)
 }
 
 // ---------------------------------------------------------------- resize
@@ -295,3 +300,138 @@ func pointerText(f localapi.ActResult) (string, bool) {
 	}
 	return "", false
 }
+
+// ---------------------------------------------------------------- find
+
+// Bounds of browser_find.
+const (
+	maxFindMatches = 20
+	maxFindChunks  = 8      // snapshot chunks read to search a big page
+	maxFindChars   = 200000 // the characters of one chunk
+	findContext    = 2 // lines of context on each side of a match
+)
+
+type findIn struct {
+	PageArg
+	Text  string `json:"text,omitempty" jsonschema:"case-insensitive substring"`
+	Regex string `json:"regex,omitempty" jsonschema:"RE2; /pattern/i for flags"`
+}
+
+// findPattern compiles text or regex (Playwright: a regex in slashes may
+// carry flags, e.g. /error/i).
+func findPattern(in findIn) (*regexp.Regexp, error) {
+	switch {
+	case in.Text != "" && in.Regex != "":
+		return nil, fsm.Refuse(fsm.InvalidArgument, "give text or regex, not both")
+	case in.Text != "":
+		return regexp.MustCompile("(?i)" + regexp.QuoteMeta(in.Text)), nil
+	case in.Regex == "":
+		return nil, fsm.Refuse(fsm.InvalidArgument, "give text (a substring) or regex to find")
+	}
+	expr := in.Regex
+	if len(expr) > 2 && expr[0] == '/' {
+		if end := strings.LastIndexByte(expr, '/'); end > 0 {
+			flags := expr[end+1:]
+			if strings.Trim(flags, "imsU") != "" {
+				return nil, fsm.Refusef(fsm.InvalidArgument, "regex flags are i, m, s or U, not %q", capText(flags, 10))
+			}
+			expr = expr[1:end]
+			if flags != "" {
+				expr = "(?" + flags + ")" + expr
+			}
+		}
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fsm.Refusef(fsm.InvalidArgument, "regex does not compile (RE2 syntax): %s", capText(err.Error(), 120))
+	}
+	return re, nil
+}
+
+// find searches a fresh snapshot of the page (which becomes the page's
+// latest: its refs act) and answers each matching line under its path
+// from the root, with a few lines around it.
+func (s *Server) find(ctx context.Context, c *toolCall, in findIn) (any, error) {
+	re, err := findPattern(in)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
+	defer cancel()
+	page, err := s.page(ctx, in.Page)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.snapshotReply(ctx, localapi.SnapshotRequest{Page: page, MaxChars: maxFindChars})
+	if err != nil {
+		return nil, err
+	}
+	outline := v.text
+	cursor, _ := v.fields["cursor"].(string)
+	for i := 1; cursor != "" && i < maxFindChunks; i++ {
+		next, err := s.snapshotReply(ctx, localapi.SnapshotRequest{Page: page, Cursor: cursor, MaxChars: maxFindChars})
+		if err != nil {
+			return nil, err
+		}
+		outline += next.text
+		cursor, _ = next.fields["cursor"].(string)
+	}
+	var lines []string
+	for _, l := range strings.Split(outline, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), "- ") {
+			lines = append(lines, l)
+		}
+	}
+	var b strings.Builder
+	matches := 0
+	for i, l := range lines {
+		if !re.MatchString(l) {
+			continue
+		}
+		matches++
+		if matches > maxFindMatches {
+			continue
+		}
+		b.WriteString("---\n")
+		// The path: each nearer line with less indent, from the root.
+		var path []string
+		from := max(0, i-findContext)
+		indent := indentOf(l)
+		for _, c := range lines[from:i] {
+			indent = min(indent, indentOf(c))
+		}
+		for j := from - 1; j >= 0 && indent > 0; j-- {
+			if in := indentOf(lines[j]); in < indent {
+				path = append(path, lines[j])
+				indent = in
+			}
+		}
+		slices.Reverse(path)
+		for _, p := range path {
+			b.WriteString(p + "\n")
+		}
+		for j := max(0, i-findContext); j <= min(len(lines)-1, i+findContext); j++ {
+			mark := ""
+			if j == i {
+				mark = "  <- match"
+			}
+			b.WriteString(lines[j] + mark + "\n")
+		}
+	}
+	what := in.Text
+	if what == "" {
+		what = in.Regex
+	}
+	head := fmt.Sprintf("%d match(es) for %q", matches, capText(what, 60))
+	if matches > maxFindMatches {
+		head += fmt.Sprintf(", the first %d shown", maxFindMatches)
+	}
+	if cursor != "" {
+		head += fmt.Sprintf("; only the first %d chunks of a big page were searched", maxFindChunks)
+	}
+	fields := map[string]any{"page": page, "snapshotId": v.id, "matches": matches}
+	return &reply{text: head + "\n" + b.String(), fields: fields}, nil
+}
+
+// indentOf is the outline depth of a line (two spaces a level).
+func indentOf(l string) int { return (len(l) - len(strings.TrimLeft(l, " "))) / 2 }

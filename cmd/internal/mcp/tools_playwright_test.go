@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -421,4 +422,50 @@ window.cover = () => { const f = document.getElementById("same"); f.style.left =
 			t.Fatalf("a denied frame's event log is %q, want only its load: pointer events were delivered into it", evs)
 		}
 	}
+}
+
+// TestFind: browser_find finds text (any case) and a regex (with flags in
+// slashes) in a fresh snapshot, shows each match under its path from the
+// root with its ref, and that ref acts on the element (the page counts the
+// click); bad input is refused naming the argument.
+func TestFind(t *testing.T) {
+	t.Parallel() // its own server, Runner and browser
+	needChromium(t)
+	var rows strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&rows, `<li>Row %d <button onclick="window.hit = %d">Delete %d</button></li>`, i, i, i)
+	}
+	srv := fixture(t, map[string]string{"/": `<!doctype html><title>find</title><main><h1>Orders</h1><nav><a href="#">Help</a></nav>
+<ul aria-label="orders">` + rows.String() + `</ul></main>`})
+	s := startServer(t, serverOpts{})
+	s.ok("browser_navigate", map[string]any{"url": srv.URL + "/"})
+
+	r := s.call("browser_find", map[string]any{"text": "DELETE 17"})
+	if r.isError || !strings.HasPrefix(r.text, "1 match(es)") {
+		t.Fatalf("find text: %s", r.text)
+	}
+	if !strings.Contains(r.text, `list "orders"`) || !strings.Contains(r.text, "main") {
+		t.Fatalf("the match is not under its path from the root:\n%s", r.text)
+	}
+	m := regexp.MustCompile(`button "Delete 17" \[(e[0-9]+)\]  <- match`).FindStringSubmatch(r.text)
+	if m == nil {
+		t.Fatalf("no ref on the match:\n%s", r.text)
+	}
+	s.ok("browser_click", map[string]any{"ref": m[1]})
+	if got := eval(t, s, map[string]any{}, "window.hit"); got != float64(17) {
+		t.Fatalf("clicking the found ref hit %v, want 17", got)
+	}
+	if r := s.call("browser_find", map[string]any{"regex": `/delete 2[0-9]"/i`}); r.isError || !strings.HasPrefix(r.text, "10 match(es)") {
+		t.Fatalf("find regex: %s", r.text)
+	}
+	if r := s.call("browser_find", map[string]any{"regex": `delete 2[0-9]"`}); r.isError || !strings.HasPrefix(r.text, "0 match(es)") {
+		t.Fatalf("a regex is case-sensitive without /i: %s", r.text)
+	}
+	if r := s.call("browser_find", map[string]any{"text": "Delete"}); r.isError || !strings.Contains(r.text, "30 match(es) for \"Delete\", the first 20 shown") {
+		t.Fatalf("matches over the bound: %.200s", r.text)
+	}
+	refusedNaming(t, s, "browser_find", map[string]any{"text": "a", "regex": "b"}, "regex")
+	refusedNaming(t, s, "browser_find", map[string]any{"regex": "(unclosed"}, "regex")
+	refusedNaming(t, s, "browser_find", map[string]any{"regex": "/x/g"}, "regex")
+	refusedNaming(t, s, "browser_find", map[string]any{}, "text")
 }
