@@ -129,7 +129,7 @@ func (s *Server) addTools() {
 	addTool(s, toolSpec{name: "browser_cdp", anyOf: control, group: CapDevtools,
 		desc: "One page-scoped DevTools Protocol command; those that bypass a boundary are refused. Off for attached browsers unless allowed."},
 		nil, s.cdp)
-	s.addVerbTools(read, control) // history, scroll, probe, downloads (tools_verbs.go)
+	s.addVerbTools(read, control)       // history, scroll, probe, downloads (tools_verbs.go)
 	s.addPlaywrightTools(read, control) // resize, media, the vision group (tools_playwright.go)
 }
 

@@ -308,7 +308,7 @@ const (
 	maxFindMatches = 20
 	maxFindChunks  = 8      // snapshot chunks read to search a big page
 	maxFindChars   = 200000 // the characters of one chunk
-	findContext    = 2 // lines of context on each side of a match
+	findContext    = 2      // lines of context on each side of a match
 )
 
 type findIn struct {

@@ -44,7 +44,7 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.EndSession, r.EndSession)
 	localapi.Serve(rt, localapi.Adopt, r.Adopt) // within the creator boundary, checked inside
 	localapi.Serve(rt, localapi.Stop, r.stop)
-	r.serveVerbs(rt) // downloads, history, handover (verbs.go)
+	r.serveVerbs(rt)      // downloads, history, handover (verbs.go)
 	r.servePlaywright(rt) // pdf (playwright.go)
 	return rt
 }
