@@ -296,7 +296,7 @@ func NewCmdStop(f *Factory) *cobra.Command {
 		RunE: func(*cobra.Command, []string) error {
 			ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)
 			defer cancel()
-			c, err := f.RunningClient(ctx)
+			c, err := f.StoppingClient(ctx)
 			if err != nil {
 				return err
 			}

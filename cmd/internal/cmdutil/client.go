@@ -104,7 +104,20 @@ func (f *Factory) RunningClient(ctx context.Context) (localapi.Invoker, error) {
 	if f.Runner != nil {
 		return f.Runner, nil
 	}
-	c, _, err := f.answering(ctx)
+	return f.running(ctx, true)
+}
+
+// StoppingClient is RunningClient for `webcodex stop`: it says nothing of
+// the Runner's environment or version, which stopping it settles.
+func (f *Factory) StoppingClient(ctx context.Context) (localapi.Invoker, error) {
+	if f.Runner != nil {
+		return f.Runner, nil
+	}
+	return f.running(ctx, false)
+}
+
+func (f *Factory) running(ctx context.Context, warn bool) (localapi.Invoker, error) {
+	c, _, err := f.answeringWarn(ctx, warn)
 	switch {
 	case errors.Is(err, localapi.ErrUnreachable):
 		return nil, nil
@@ -119,6 +132,10 @@ func (f *Factory) RunningClient(ctx context.Context) (localapi.Invoker, error) {
 // no Runner answers there yet. A Runner started with another environment is
 // said on stderr.
 func (f *Factory) answering(ctx context.Context) (*localapi.Client, string, error) {
+	return f.answeringWarn(ctx, true)
+}
+
+func (f *Factory) answeringWarn(ctx context.Context, warn bool) (*localapi.Client, string, error) {
 	dir, err := stateDir()
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrRunnerUnreachable, err)
@@ -130,7 +147,9 @@ func (f *Factory) answering(ctx context.Context) (*localapi.Client, string, erro
 	if err != nil {
 		return c, dir, err // the client still names the socket a Runner starts on
 	}
-	f.warnEnv(hello)
+	if warn {
+		f.warnEnv(hello)
+	}
 	return c, dir, nil
 }
 
@@ -144,10 +163,13 @@ func Gone(ctx context.Context, inv localapi.Invoker) bool {
 	return errors.Is(err, localapi.ErrUnreachable)
 }
 
-// warnEnv says on stderr when the running Runner was started with other
-// values of the variables it reads than this command has: it keeps the
-// environment it started with.
+// warnEnv says on stderr when the running Runner is another version than
+// this command, or was started with other values of the variables it reads
+// than this command has: it keeps the environment it started with.
 func (f *Factory) warnEnv(hello localapi.PingResult) {
+	if hello.Version != "" && hello.Version != Version {
+		fmt.Fprintf(f.IO.Err, "webcodex: the running Runner is version %s, this command is %s; `webcodex stop`, then run the command again to start a Runner of this version\n", hello.Version, Version)
+	}
 	if diff := localapi.EnvDiff(hello.Env, localapi.EnvFingerprint()); len(diff) > 0 {
 		fmt.Fprintf(f.IO.Err, "webcodex: the running Runner was started with a different %s than this command has, and keeps it; `webcodex stop`, then run the command again to start one with yours\n", strings.Join(diff, ", "))
 	}

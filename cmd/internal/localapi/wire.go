@@ -119,7 +119,10 @@ type Sandbox struct {
 // PingResult is the answer to ping: the Runner answers, and with what
 // environment it was started.
 type PingResult struct {
-	OK      bool              `json:"ok"`
+	OK bool `json:"ok"`
+	// Version is the Runner's version (cmdutil.Version): a CLI of another
+	// version warns that it talks to an older or newer Runner.
+	Version string            `json:"version,omitempty"`
 	Env     map[string]string `json:"env"`
 	Sandbox *Sandbox          `json:"sandbox,omitempty"`
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 
+	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 )
 
@@ -13,7 +14,7 @@ func (r *Runner) Routes() *localapi.Routes {
 	rt := &localapi.Routes{}
 	localapi.Serve(rt, localapi.Ping, func(context.Context, struct{}) (localapi.PingResult, error) {
 		sb := sandboxInfo()
-		return localapi.PingResult{OK: true, Env: r.env, Sandbox: &sb}, nil
+		return localapi.PingResult{OK: true, Version: cmdutil.Version, Env: r.env, Sandbox: &sb}, nil
 	})
 	localapi.Serve(rt, localapi.GetStatus, func(ctx context.Context, _ struct{}) (localapi.Status, error) { return r.Status(ctx) })
 	localapi.Serve(rt, localapi.Launch, bounded(r, r.Launch))
@@ -56,7 +57,7 @@ func (r *Runner) Routes() *localapi.Routes {
 func (r *Runner) ApprovalRoutes() *localapi.Routes {
 	rt := &localapi.Routes{}
 	localapi.Serve(rt, localapi.Ping, func(context.Context, struct{}) (localapi.PingResult, error) {
-		return localapi.PingResult{OK: true, Env: r.env}, nil
+		return localapi.PingResult{OK: true, Version: cmdutil.Version, Env: r.env}, nil
 	})
 	localapi.Serve(rt, localapi.Approval, r.ApprovalInfo)
 	localapi.Serve(rt, localapi.Approve, r.Approve)
