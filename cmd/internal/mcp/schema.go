@@ -72,9 +72,21 @@ func anyWhereUntyped(s *jsonschema.Schema) {
 	}
 }
 
+// unlisted are arguments every tool that has them takes but no schema
+// lists, since each byte of the list reaches the model on every turn: the
+// server's instructions say the first two once (an older snapshot's refs,
+// an effect's idempotency key); the others are older names of listed ones
+// (files for paths, scope for target).
+var unlisted = []string{"snapshotId", "idempotencyKey", "files", "scope"}
+
 // lean drops from an advertised schema what only the server's check needs.
 func lean(s map[string]any) {
 	delete(s, "additionalProperties")
+	if props, ok := s["properties"].(map[string]any); ok {
+		for _, k := range unlisted {
+			delete(props, k)
+		}
+	}
 	if ts, ok := s["type"].([]any); ok {
 		var rest []any
 		for _, t := range ts {
@@ -84,6 +96,8 @@ func lean(s map[string]any) {
 		}
 		if len(rest) == 1 {
 			s["type"] = rest[0]
+		} else {
+			s["type"] = rest // an optional target: its types, omitted rather than null
 		}
 	}
 	if props, ok := s["properties"].(map[string]any); ok {

@@ -105,7 +105,7 @@ func (s *Server) addTools() {
 	addTool(s, toolSpec{name: "browser_take_screenshot", anyOf: read, readOnly: true,
 		desc: "An image of the viewport, the whole page or an element."},
 		func(sc *jsonschema.Schema) {
-			enum(sc, "type", "png", "jpeg", "webp")
+			enum(sc, "type", "png", "jpeg")
 			enum(sc, "scale", "css", "device")
 		}, s.screenshot)
 	addTool(s, toolSpec{name: "browser_evaluate", anyOf: control,
@@ -113,7 +113,10 @@ func (s *Server) addTools() {
 		nil, s.evaluate)
 	addTool(s, toolSpec{name: "browser_file_upload", anyOf: control,
 		desc: "Set files on a file input (target; default the page's one file input), from the owner's upload directory only."},
-		func(sc *jsonschema.Schema) { maxItems(sc, "paths", 1, 20); maxItems(sc, "files", 1, 20) }, s.upload)
+		func(sc *jsonschema.Schema) {
+			maxItems(sc, "paths", 1, 20)
+			maxItems(sc, "files", 1, 20)
+		}, s.upload)
 	addTool(s, toolSpec{name: "browser_handle_dialog", anyOf: control,
 		desc: "Accept or dismiss the page's open dialog; without accept, report it."},
 		nil, s.handleDialog)
