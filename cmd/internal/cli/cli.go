@@ -114,16 +114,20 @@ func exitCode(f *Factory, err error) int {
 		}
 		return r.Code.CLIExit()
 	}
-	code, kind, prefix := ExitFailure, "failure", "error"
+	code, kind, prefix := ExitFailure, "failure", "webcodex"
 	if _, ok := errors.AsType[*UsageError](err); ok {
 		code, kind, prefix = ExitUsage, "usage", "usage"
 	} else if errors.Is(err, cmdutil.ErrRunnerUnreachable) {
 		code, kind = ExitUnreachable, "unreachable"
 	}
+	msg := localapi.Plain(err.Error())
 	if f.JSON && !shown {
-		json.NewEncoder(f.IO.Out).Encode(ErrorOutput{Error: ErrorInfo{Kind: kind, Message: err.Error()}})
+		json.NewEncoder(f.IO.Out).Encode(ErrorOutput{Error: ErrorInfo{Kind: kind, Message: msg}})
 	}
-	fmt.Fprintf(f.IO.Err, "%s: %v\n", prefix, err)
+	fmt.Fprintf(f.IO.Err, "%s: %s\n", prefix, msg)
+	if _, fromRunner := errors.AsType[*localapi.RunnerError](err); fromRunner {
+		fmt.Fprintln(f.IO.Err, "  the Runner's log says more: runner.log in the state directory ($WEBCODEX_STATE_DIR, else $XDG_STATE_HOME/webcodex or ~/.local/state/webcodex)")
+	}
 	return code
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -259,6 +261,25 @@ func TestFakeRunnerRefusalPresented(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 	golden(t, "attach-consent-required", out)
+}
+
+// TestRunnerFailureNamesTheBinaryAndTheLog: a failure the Runner reports
+// is shown as webcodex's, without Go package prefixes, with where its log
+// is; --json carries the same plain message.
+func TestRunnerFailureNamesTheBinaryAndTheLog(t *testing.T) {
+	fr := newFakeRunner()
+	answer(fr, localapi.Launch, localapi.BrowserInfo{}, fmt.Errorf("runner: launch: %w", fmt.Errorf("platform: %w", errors.New("the browser exited during start-up"))))
+	code, out, errs := runFake(fr, "launch", "--json")
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d", code, ExitFailure)
+	}
+	if !strings.HasPrefix(errs, "webcodex: launch: the browser exited during start-up\n") || !strings.Contains(errs, "runner.log in the state directory") {
+		t.Fatalf("stderr %q: want the binary's name, the plain message and runner.log", errs)
+	}
+	var v ErrorOutput
+	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Error.Message != "launch: the browser exited during start-up" {
+		t.Fatalf("--json %q (%v): want the plain message", out, err)
+	}
 }
 
 // TestWaitThatRunsOutIsRefusedTimeout: a wait whose condition does not

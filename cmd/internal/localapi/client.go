@@ -99,7 +99,7 @@ func remoteCall[Req, Resp any](ctx context.Context, c *Client, rt Route[Req, Res
 	case env.Refusal != nil:
 		return zero, env.Refusal
 	case env.Error != "":
-		return zero, fmt.Errorf("runner: %s", env.Error)
+		return zero, &RunnerError{Msg: env.Error}
 	case resp.StatusCode != http.StatusOK:
 		return zero, fmt.Errorf("localapi: %s: status %d", name, resp.StatusCode)
 	}

@@ -3,6 +3,8 @@ package localapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"regexp"
 
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -87,12 +89,34 @@ func (rt Route[Req, Resp]) Call(ctx context.Context, inv Invoker, req Req) (Resp
 		return remoteCall[Req, Resp](ctx, inv, rt, req)
 	case *Routes:
 		if fn, ok := inv.typed[rt.Name].(func(context.Context, Req) (Resp, error)); ok {
-			return fn(ctx, req)
+			resp, err := fn(ctx, req)
+			if _, refused := fsm.AsRefusal(err); err != nil && !refused && !errors.Is(err, ErrUnreachable) {
+				err = &RunnerError{Msg: err.Error(), err: err}
+			}
+			return resp, err
 		}
 	}
 	var zero Resp
 	return zero, fsm.Refusef(fsm.RouteUnavailable, "%s is not served here", rt.Name)
 }
+
+// RunnerError is a failure the Runner reported (not a refusal): its message
+// as the Runner wrote it. The CLI shows it without Go package prefixes and
+// points to runner.log.
+type RunnerError struct {
+	Msg string
+	err error // the cause, in process; nil over the socket
+}
+
+func (e *RunnerError) Error() string { return e.Msg }
+func (e *RunnerError) Unwrap() error { return e.err }
+
+// goPrefix is a Go package prefix in an error chain ("runner: ",
+// "platform: "): it says where in the code, which a person does not need.
+var goPrefix = regexp.MustCompile(`\b(runner|platform|cdp|surface|localapi|consent|lease|reconnect|bridge|install|rendezvous|nativehost|origin|fsm|mcp|egress|policy): `)
+
+// Plain is msg without Go package prefixes.
+func Plain(msg string) string { return goPrefix.ReplaceAllString(msg, "") }
 
 // Serve registers fn as the handler of rt on routes. A second registration
 // of the same route panics.
