@@ -217,3 +217,46 @@ func TestLimitsPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestCoversRefusesEveryScopeFieldWidened varies every field of a grant's
+// scope one at a time (by reflection, so a field added later is varied
+// too): another identity (runner, session, browser, process, endpoint), an
+// origin or a scope more, evaluation or pressing the prompt turned on, one
+// reconnect more — each is not covered by the grant's scope.
+func TestCoversRefusesEveryScopeFieldWidened(t *testing.T) {
+	granted := testScope()
+	granted.RunnerInstance = "r1"
+	if !granted.Covers(granted) {
+		t.Fatal("a scope does not cover itself")
+	}
+	v := reflect.ValueOf(granted)
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		t.Run(f.Name, func(t *testing.T) {
+			wider := granted
+			fv := reflect.ValueOf(&wider).Elem().Field(i)
+			switch fv.Kind() {
+			case reflect.String:
+				fv.SetString(fv.String() + "-other")
+			case reflect.Bool:
+				if fv.Bool() {
+					t.Fatalf("%s is on in the granted scope: turn it off there so turning it on widens", f.Name)
+				}
+				fv.SetBool(true)
+			case reflect.Int:
+				fv.SetInt(fv.Int() + 1)
+			case reflect.Slice:
+				extra := map[string]string{"Allow": "https://third.net", "Scopes": "browser:launch"}[f.Name]
+				if extra == "" {
+					t.Fatalf("no wider value for %s", f.Name)
+				}
+				fv.Set(reflect.Append(reflect.ValueOf(slices.Clone(fv.Interface().([]string))), reflect.ValueOf(extra)))
+			default:
+				t.Fatalf("no case for %s (%s)", f.Name, fv.Kind())
+			}
+			if granted.Covers(wider) {
+				t.Fatalf("a grant for %+v covers %s widened: %+v", granted, f.Name, wider)
+			}
+		})
+	}
+}

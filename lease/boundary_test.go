@@ -189,3 +189,38 @@ func TestFailedTakeoverReleasesTheLock(t *testing.T) {
 		t.Fatalf("release = %v in %s", err, l.State())
 	}
 }
+
+// TestDrainedGateStaysClosedMidReconnect: a holder that drains while the
+// reconnect is still running gives the gate back closed, not open: no one
+// acquires it until the reconnect reopens the browser, and then on the new
+// generation.
+func TestDrainedGateStaysClosedMidReconnect(t *testing.T) {
+	g := NewGates()
+	k := GateKey{"b", "t"}
+	holder, err := g.Acquire(context.Background(), k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.CloseBrowser("b")
+	holder.Release() // drained while the reconnect runs
+	if s := g.State(k); s != GateClosed {
+		t.Fatalf("state %s after the drained holder released mid-reconnect, want %s", s, GateClosed)
+	}
+	once, cancel := context.WithCancel(context.Background())
+	cancel()
+	if tk, err := g.Acquire(once, k); !fsm.IsCode(err, fsm.BindingStale) {
+		if tk != nil {
+			tk.Release()
+		}
+		t.Fatalf("acquire mid-reconnect = %v, want %s", err, fsm.BindingStale)
+	}
+	g.ReopenBrowser("b")
+	tk, err := g.Acquire(once, k)
+	if err != nil {
+		t.Fatalf("acquire after the reopen: %v", err)
+	}
+	if err := tk.Check(); err != nil {
+		t.Fatalf("the ticket on the new generation may not dispatch: %v", err)
+	}
+	tk.Release()
+}

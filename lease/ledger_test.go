@@ -209,3 +209,94 @@ func TestLedgerOneDispatchUnderConcurrentRepeats(t *testing.T) {
 		t.Fatalf("sent %d times, want 1", n)
 	}
 }
+
+// TestLedgerEmptySettlementIsUnknown: a send that answers with no
+// settlement at all is not an acknowledgement: the effect is
+// outcome_unknown, answered with that refusal, and never sent again.
+func TestLedgerEmptySettlementIsUnknown(t *testing.T) {
+	l := NewLedger()
+	e, _, _ := l.Claim("k", "d")
+	s := &sender{settle: ""}
+	if _, err := e.Dispatch(context.Background(), s.send); err != nil {
+		t.Fatal(err)
+	}
+	if e.State() != EffectUnknown {
+		t.Fatalf("state %s after a settlement naming nothing, want %s", e.State(), EffectUnknown)
+	}
+	if _, err := e.Replay(context.Background()); !fsm.IsCode(err, fsm.OutcomeUnknown) {
+		t.Fatalf("replay = %v, want %s", err, fsm.OutcomeUnknown)
+	}
+	if again, fresh, _ := l.Claim("k", "d"); fresh || again != e {
+		t.Fatal("an effect of unknown outcome was claimed afresh")
+	}
+	if s.n.Load() != 1 {
+		t.Fatalf("sent %d times, want 1", s.n.Load())
+	}
+}
+
+// TestLedgerRetriesAfterObservedNotDone: an unknown outcome observed not
+// to have happened is claimed afresh and sent again (its first time); one
+// observed to have happened is answered from the record, never re-sent.
+func TestLedgerRetriesAfterObservedNotDone(t *testing.T) {
+	l := NewLedger()
+	s := &sender{settle: EffectAckLost}
+	e, _, _ := l.Claim("no", "d")
+	e.Dispatch(context.Background(), s.send)
+	if err := e.Observe(false, nil); err != nil || e.State() != EffectReconciledNo {
+		t.Fatalf("observe not done = %v, %s", err, e.State())
+	}
+	retry, fresh, err := l.Claim("no", "d")
+	if err != nil || !fresh || retry == e {
+		t.Fatalf("claim after observed not done = %v, fresh %v: it must be sent afresh", err, fresh)
+	}
+	if _, err := retry.Dispatch(context.Background(), (&sender{settle: EffectAck, result: []byte("ok")}).send); err != nil || retry.State() != EffectAcked {
+		t.Fatalf("the retry: %v, %s", err, retry.State())
+	}
+
+	yes, _, _ := l.Claim("yes", "d")
+	yes.Dispatch(context.Background(), s.send)
+	if err := yes.Observe(true, []byte("seen")); err != nil {
+		t.Fatal(err)
+	}
+	if again, fresh, _ := l.Claim("yes", "d"); fresh || again != yes {
+		t.Fatal("an effect observed done was claimed afresh")
+	}
+	if o, err := yes.Replay(context.Background()); err != nil || string(o.Result) != "seen" {
+		t.Fatalf("replay of an observed effect = %q, %v", o.Result, err)
+	}
+	if s.n.Load() != 2 {
+		t.Fatalf("sent %d times, want once per key", s.n.Load())
+	}
+}
+
+// TestLedgerCancelWhileSendInFlight: a cancel that arrives while the send
+// runs is refused by the machine; the send's own answer settles the effect
+// and is what a repeat of the key gets.
+func TestLedgerCancelWhileSendInFlight(t *testing.T) {
+	l := NewLedger()
+	e, _, _ := l.Claim("k", "d")
+	inFlight, finish := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Dispatch(context.Background(), func(context.Context) (Outcome, EffectTrigger) {
+			close(inFlight)
+			<-finish
+			return Outcome{Result: []byte("clicked")}, EffectAck
+		})
+		done <- err
+	}()
+	<-inFlight
+	if err := e.Cancel(fsm.Refuse(fsm.BindingStale, "stale")); !fsm.IsCode(err, fsm.TransitionRefused) {
+		t.Fatalf("cancel while the send is in flight = %v, want %s", err, fsm.TransitionRefused)
+	}
+	if e.State() != EffectDispatched {
+		t.Fatalf("state %s while the send runs, want %s", e.State(), EffectDispatched)
+	}
+	close(finish)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if o, err := e.Replay(context.Background()); err != nil || string(o.Result) != "clicked" || e.State() != EffectAcked {
+		t.Fatalf("after the send: %q, %v in %s; want the send's own acknowledgement", o.Result, err, e.State())
+	}
+}

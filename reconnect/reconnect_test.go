@@ -446,3 +446,92 @@ func TestStalePressEndsTheFlight(t *testing.T) {
 		t.Fatalf("%d presses %d dials, want 1, 1", rec.presses.Load(), rec.dials.Load())
 	}
 }
+
+// TestShorterDeadlineBoundsTheTransition: a deadline a hundredth of the
+// default ends a held dial no sooner than itself and far sooner than the
+// default (elapsed as ratios of the two bounds: a coordinator that ignored
+// its own deadline would take the default's whole 30 s).
+func TestShorterDeadlineBoundsTheTransition(t *testing.T) {
+	rec := &recorder{}
+	c := NewCoordinator(hooks(rec, func(ctx context.Context, _ int, _ Prompt) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}), &Generations{})
+	c.Deadline = DefaultDeadline / 100
+	start := time.Now()
+	_, err := c.Reconnect(context.Background())
+	elapsed := time.Since(start)
+	if !fsm.IsCode(err, fsm.ReconnectExhausted) {
+		t.Fatalf("err = %v, want %s", err, fsm.ReconnectExhausted)
+	}
+	if r := float64(elapsed) / float64(c.Deadline); r < 1 {
+		t.Fatalf("the flight ended at %.2f of its deadline, before it", r)
+	}
+	if r := float64(elapsed) / float64(DefaultDeadline); r >= 0.5 {
+		t.Fatalf("the flight ended at %.2f of the default deadline: its own (a hundredth) was not used", r)
+	}
+}
+
+// TestReconnectAfterCloseIsRefused: a session that ended with no flight
+// running refuses a later reconnect before any hook runs, and the machine
+// does not move.
+func TestReconnectAfterCloseIsRefused(t *testing.T) {
+	rec := &recorder{}
+	c := NewCoordinator(hooks(rec, connects), &Generations{})
+	c.Close()
+	if _, err := c.Reconnect(context.Background()); !fsm.IsCode(err, fsm.AttachmentLost) {
+		t.Fatalf("reconnect after close = %v, want %s", err, fsm.AttachmentLost)
+	}
+	if got := rec.list(); len(got) != 0 || c.State() != Ready {
+		t.Fatalf("after close a reconnect ran %v and left the machine in %s", got, c.State())
+	}
+	c.Close() // twice is safe
+}
+
+// TestEachHookRunsInItsOwnTransition asserts which hook runs at which
+// transition, not only their order: each hook records the state the
+// machine is in when it runs (effects run after their transition), and
+// Invalidate gets the generation it must invalidate below.
+func TestEachHookRunsInItsOwnTransition(t *testing.T) {
+	var mu sync.Mutex
+	var ran []string
+	var c *Coordinator
+	at := func(hook string) {
+		mu.Lock()
+		defer mu.Unlock()
+		ran = append(ran, hook+"@"+string(c.State()))
+	}
+	gens := &Generations{}
+	c = NewCoordinator(Hooks{
+		CloseGates: func() { at("close_gates") },
+		Revalidate: func(context.Context) (bool, error) { at("revalidate"); return true, nil },
+		Dial: func(context.Context, int, Prompt) (Dialed, error) {
+			at("dial")
+			return Dialed{OwnerReproved: true, Adopt: func() { at("adopt") }, Close: func() { at("close_pending") }}, nil
+		},
+		Invalidate: func(g Generation) {
+			if g != 1 || gens.Current() != 1 {
+				t.Errorf("Invalidate(%d) with the current generation %d, want both 1", g, gens.Current())
+			}
+			at("invalidate")
+		},
+		ReopenGates: func() { at("reopen_gates") },
+		RevokeGrant: func() { at("revoke_grant") },
+	}, gens)
+	if _, err := c.Reconnect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"close_gates@" + string(GatesClosed),
+		"revalidate@" + string(GatesClosed),
+		"dial@" + string(ConnectingPending),
+		"adopt@" + string(GenerationIncremented),
+		"invalidate@" + string(CapabilitiesInvalid),
+		"reopen_gates@" + string(GatesReopened),
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(ran, want) {
+		t.Fatalf("hooks ran %v, want %v", ran, want)
+	}
+}

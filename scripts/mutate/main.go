@@ -150,6 +150,26 @@ var mutations = []mutation{
 		[]patch{{"\t\tif err != nil {\n\t\t\treturn last, err\n\t\t}", "\t\tif err != nil {\n\t\t\treturn Step[S, T]{}, err\n\t\t}"}}, fsmPkgs},
 	{"fsm owner: the chain bound doubled", "owner path", "fsm/owner.go",
 		[]patch{{"for range len(o.m.spec.Edges) + 1 {", "for range 2*len(o.m.spec.Edges) + 1 {"}}, fsmPkgs},
+	// Owner paths no test took before issue 27.
+	{"reconnect: a deadline shorter than the default ignored", "owner deadline", "reconnect/machine.go",
+		[]patch{{"\tif deadline == 0 {\n\t\tdeadline = DefaultDeadline", "\tif deadline >= 0 {\n\t\tdeadline = DefaultDeadline"}}, reconnectPkgs},
+	{"reconnect: a reconnect after close starts a flight when none ran", "owner close", "reconnect/machine.go",
+		[]patch{{"\tc.mu.Lock()\n\tif c.closed {\n", "\tc.mu.Lock()\n\tif c.closed && c.flight != nil {\n"}}, reconnectPkgs},
+	{"reconnect: invalidation swapped into the adopting transition", "effects swapped between transitions", "reconnect/machine.go",
+		[]patch{{"\tc.dialed.Adopt()\n\tc.dialed = Dialed{}\n\treturn Invalidate, nil", "\tc.dialed.Adopt()\n\tc.dialed = Dialed{}\n\tc.Hooks.Invalidate(c.Gens.Advance())\n\treturn Invalidate, nil"},
+			{"\tc.Hooks.Invalidate(c.Gens.Advance())\n\treturn ReopenGates, nil", "\treturn ReopenGates, nil"}}, reconnectPkgs},
+	{"gates: a drained gate reopens mid-reconnect", "drained gate reopening mid-reconnect", "lease/gate.go",
+		[]patch{{"if gt.owner.State() == GateClosed && !t.g.closed[t.key.Browser] {", "if gt.owner.State() == GateClosed {"}}, leasePkgs},
+	{"scope: a grant covers another endpoint", "scope field not varied", "consent/approval.go",
+		[]patch{{"\t\ts.Fingerprint != n.Fingerprint, s.Endpoint != n.Endpoint:", "\t\ts.Fingerprint != n.Fingerprint:"}}, consentPkgs},
+	{"scope: a grant covers another browser", "scope field not varied", "consent/approval.go",
+		[]patch{{"s.Session != n.Session, s.BrowserID != n.BrowserID,", "s.Session != n.Session,"}}, consentPkgs},
+	{"ledger: a settlement naming nothing counted as acknowledged", "empty settlement", "lease/ledger.go",
+		[]patch{{"settle = EffectAckLost // an answer that says nothing", "settle = EffectAck // an answer that says nothing"}}, leasePkgs},
+	{"ledger: an effect observed not done is never retried", "retry after not done", "lease/ledger.go",
+		[]patch{{"case EffectCancelled, EffectFailed, EffectReconciledNo:\n\t\t\tl.forgetLocked(key)", "case EffectCancelled, EffectFailed:\n\t\t\tl.forgetLocked(key)"}}, leasePkgs},
+	{"ledger: a cancel while the send is in flight recorded as cancelled", "cancel in flight", "lease/ledger.go",
+		[]patch{{"EffectCancel); ferr != nil {\n\t\treturn ferr", "EffectCancel); ferr != nil && !fsm.IsCode(ferr, fsm.TransitionRefused) {\n\t\treturn ferr"}}, leasePkgs},
 }
 
 type result struct {
