@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -116,6 +117,18 @@ func tilde(path string) string {
 	return path
 }
 
+// chromiumVersion is the first line of a Chromium-family browser's
+// --version: "Chromium 156.0.8078.114 built on Debian …", "Google Chrome
+// 120.0.6099.109", "Microsoft Edge 120.0.2210.61".
+var chromiumVersion = regexp.MustCompile(`^(Chromium|Google Chrome|Chrome|Microsoft Edge)( [A-Za-z]+)* [0-9]+\.[0-9]+\.[0-9]+`)
+
+func capRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
 func checkChromium(ctx context.Context) DoctorCheck {
 	c := DoctorCheck{Name: "chromium"}
 	exe, err := platform.FindChromium()
@@ -131,9 +144,18 @@ func checkChromium(ctx context.Context) DoctorCheck {
 	defer cancel()
 	out, err := exec.CommandContext(vctx, exe, "--version").Output()
 	version, _, _ := strings.Cut(string(bytes.TrimSpace(out)), "\n")
-	if err != nil || version == "" {
-		c.Status, c.Detail = CheckWarn, fmt.Sprintf("%s does not say its version", exe)
-		c.Fix = "check that it starts: " + exe + " --version"
+	switch {
+	case err != nil && version == "":
+		c.Status, c.Detail = CheckFail, fmt.Sprintf("%s --version failed: it does not start", exe)
+		c.Fix = "check that it starts: " + exe + " --version; or point WEBCODEX_CHROME at Chrome or Chromium"
+		return c
+	case !chromiumVersion.MatchString(version):
+		said := "nothing"
+		if version != "" {
+			said = fmt.Sprintf("%q", capRunes(version, 80))
+		}
+		c.Status, c.Detail = CheckFail, fmt.Sprintf("%s is not a Chromium-family browser: its --version says %s", exe, said)
+		c.Fix = "point WEBCODEX_CHROME at a Chrome, Chromium or Edge executable, or unset it"
 		return c
 	}
 	c.Status, c.Detail = CheckOK, fmt.Sprintf("%s (%s)", version, exe)
