@@ -13,6 +13,7 @@ require (
 	github.com/qmuntal/stateless v1.7.2
 	github.com/spf13/cobra v1.10.2
 	golang.org/x/net v0.34.0
+	golang.org/x/sys v0.41.0
 	pgregory.net/rapid v1.3.0
 )
 
@@ -26,7 +27,6 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/text v0.21.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

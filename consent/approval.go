@@ -37,13 +37,14 @@ type RequestTrigger string
 const (
 	RequestApprove   RequestTrigger = "approve"    // a person confirmed the summary (with the code, when one was shown)
 	RequestDeny      RequestTrigger = "deny"       // a person declined
-	RequestWrongCode RequestTrigger = "wrong_code" // an answer came with a code that does not match
+	RequestWrongCode RequestTrigger = "wrong_code" // an answer came with a one-time code or login password that does not match
 	RequestUse       RequestTrigger = "use"        // an attach presented the request
 	RequestExpire    RequestTrigger = "expire"     // its lifetime ended
 )
 
-// MaxCodeAttempts bounds the wrong one-time codes a request takes: the last
-// one denies it, so a program cannot guess the code.
+// MaxCodeAttempts bounds the wrong one-time codes or login passwords a
+// request takes: the last one denies it, so a program cannot guess either
+// through one request.
 const MaxCodeAttempts = 3
 
 // counterWrongCodes counts the wrong codes a request has taken.
@@ -74,14 +75,14 @@ var RequestSpec = (&fsm.Spec[RequestState, RequestTrigger, RequestFacts]{
 	Guards: "The out-of-band artifact a person approves. It is bound to a digest of (Runner instance, session, browser identity, " +
 		"process fingerprint, endpoint, canonical allowlist, evaluate switch, scopes, reconnect budget) — everything the person is " +
 		"shown; it is single-use and it expires. A use whose digest differs is refused and changes nothing, so a mismatched " +
-		"attach never consumes another request's approval. When the Runner showed a one-time code, an answer with a wrong code " +
-		fmt.Sprintf("counts, and %d wrong codes deny the request.", MaxCodeAttempts),
+		"attach never consumes another request's approval. When the Runner showed a one-time code, or asked for the person's login " +
+		fmt.Sprintf("password, an answer with a wrong one counts (wrong_code), and %d wrong answers deny the request.", MaxCodeAttempts),
 	Initial: RequestPending,
 	States: []fsm.StateDoc[RequestState]{
-		fsm.Doc(RequestPending, "Shown to the person, who may approve or deny it; a use waits for the approval, and a wrong one-time code under the bound is only counted."),
+		fsm.Doc(RequestPending, "Shown to the person, who may approve or deny it; a use waits for the approval, and a wrong one-time code or password under the bound is only counted."),
 		fsm.Doc(RequestApproved, "The person confirmed; only a matching use in time consumes it."),
 		fsm.Doc(RequestConsumed, "It minted exactly one grant."),
-		fsm.Doc(RequestDenied, fmt.Sprintf("The person declined, or %d wrong one-time codes were typed.", MaxCodeAttempts)),
+		fsm.Doc(RequestDenied, fmt.Sprintf("The person declined, or %d wrong one-time codes or passwords were typed.", MaxCodeAttempts)),
 		fsm.Doc(RequestExpired, "Its lifetime ended."),
 	},
 	Triggers: []RequestTrigger{RequestApprove, RequestDeny, RequestWrongCode, RequestUse, RequestExpire},
@@ -227,7 +228,8 @@ type Request struct {
 	minted     *Grant    // what mint_grant minted
 	code       string    // the one-time code shown through the desktop, once issued
 	codeShown  int       // how many times it was shown
-	wrongCodes int
+	password   bool      // an answer must come with the person's login password, checked by the Runner
+	wrongCodes int       // wrong codes and passwords
 }
 
 // State returns the request's lifetime state.
@@ -248,8 +250,11 @@ type RequestInfo struct {
 	Requester []Process
 	// CodeIssued reports that a one-time code was shown for this request:
 	// every answer must carry it.
-	CodeIssued   bool
-	AttemptsLeft int // wrong codes it still takes before it is denied
+	CodeIssued bool
+	// PasswordBound reports that the person was asked for their login
+	// password for this request: every answer must carry it.
+	PasswordBound bool
+	AttemptsLeft  int // wrong codes or passwords it still takes before it is denied
 }
 
 // Broker holds approval requests and grants for one Runner instance, in
@@ -325,7 +330,7 @@ func (b *Broker) Info(id string) (RequestInfo, error) {
 
 func (r *Request) infoLocked() RequestInfo {
 	return RequestInfo{ID: r.ID, Summary: r.Summary, Expires: r.Expires, Requester: slices.Clone(r.Requester),
-		CodeIssued: r.code != "", AttemptsLeft: MaxCodeAttempts - r.wrongCodes}
+		CodeIssued: r.code != "", PasswordBound: r.password, AttemptsLeft: MaxCodeAttempts - r.wrongCodes}
 }
 
 // Pending returns the summary of a waiting request.
@@ -360,8 +365,9 @@ func (b *Broker) IssueCode(id string) (string, error) {
 }
 
 // Approve records a person's approval through a provider that shows no
-// code (the MCP host's elicitation). A request whose code was shown cannot
-// be approved without it.
+// code and asks no password (the MCP host's elicitation). A request whose
+// code was shown, or for which the person's password was asked, cannot be
+// approved without it.
 func (b *Broker) Approve(id string) error { return b.Answer(id, true, "") }
 
 // Deny records a person's refusal without a code.
@@ -369,7 +375,9 @@ func (b *Broker) Deny(id string) error { return b.Answer(id, false, "") }
 
 // Answer records a person's answer. When a one-time code was shown for the
 // request, code must equal it (compared in constant time): a wrong code is
-// counted and refused, and the MaxCodeAttempts-th denies the request.
+// counted and refused, and the MaxCodeAttempts-th denies the request. A
+// request bound to the login password is refused here: its answers come
+// through AnswerWithPassword.
 func (b *Broker) Answer(id string, approve bool, code string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -377,21 +385,67 @@ func (b *Broker) Answer(id string, approve bool, code string) error {
 	if err != nil {
 		return err
 	}
+	if r.password {
+		return fsm.Refuse(fsm.ApprovalInvalid, "this request asked for the login password; the answer must carry it (run `webcodex approve "+id+"` at a terminal)")
+	}
+	return b.answerLocked(r, approve, code)
+}
+
+// RequirePassword binds a waiting request to the person's login password:
+// from now on every answer must carry it, even if the Runner would later
+// choose another factor, so no one can wait for a weaker approval.
+func (b *Broker) RequirePassword(id string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, err := b.pendingLocked(id)
+	if err != nil {
+		return err
+	}
+	r.password = true
+	return nil
+}
+
+// AnswerWithPassword records an answer that came with the person's login
+// password, which the caller checked (matched): it binds the request to
+// the password, counts a mismatch like a wrong code (the MaxCodeAttempts-th
+// denies the request), and otherwise records the answer as Answer does.
+func (b *Broker) AnswerWithPassword(id string, approve bool, code string, matched bool) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, err := b.pendingLocked(id)
+	if err != nil {
+		return err
+	}
+	r.password = true
+	if !matched {
+		return b.wrongLocked(r, "login password", "does not match the login password")
+	}
+	return b.answerLocked(r, approve, code)
+}
+
+// wrongLocked counts a wrong code or password; the last one denies r.
+func (b *Broker) wrongLocked(r *Request, what, mismatch string) error {
+	r.facts = RequestFacts{Matches: true, Unexpired: b.now().Before(r.Expires)}
+	r.wrongCodes++
+	if _, err := r.owner.Fire(context.Background(), RequestWrongCode); err != nil {
+		return fsm.Refuse(fsm.ApprovalInvalid, "the approval request is no longer pending").WithCause(err)
+	}
+	if r.owner.State() == RequestDenied {
+		delete(b.requests, r.ID)
+		return fsm.Refusef(fsm.ApprovalInvalid, "the %s did not match %d times; the request is denied and a new attach needs a new approval", what, MaxCodeAttempts)
+	}
+	return fsm.Refusef(fsm.ApprovalInvalid, "the answer %s (%d attempts left)", mismatch, MaxCodeAttempts-r.wrongCodes)
+}
+
+func (b *Broker) answerLocked(r *Request, approve bool, code string) error {
+	id := r.ID
 	r.facts = RequestFacts{Matches: true, Unexpired: b.now().Before(r.Expires)}
 	if r.code != "" {
 		if code == "" {
 			return fsm.Refuse(fsm.ApprovalInvalid, "this request was shown with a one-time code in a desktop notification; the answer must carry that code")
 		}
 		if subtle.ConstantTimeCompare([]byte(code), []byte(r.code)) != 1 {
-			r.wrongCodes++
-			if _, err := r.owner.Fire(context.Background(), RequestWrongCode); err != nil {
-				return fsm.Refuse(fsm.ApprovalInvalid, "the approval request is no longer pending").WithCause(err)
-			}
-			if r.owner.State() == RequestDenied {
-				delete(b.requests, id)
-				return fsm.Refusef(fsm.ApprovalInvalid, "the one-time code did not match %d times; the request is denied and a new attach needs a new approval", MaxCodeAttempts)
-			}
-			return fsm.Refusef(fsm.ApprovalInvalid, "the one-time code does not match the one in the desktop notification (%d attempts left)", MaxCodeAttempts-r.wrongCodes)
+			return b.wrongLocked(r, "one-time code", "does not match the one-time code in the desktop notification")
 		}
 	}
 	t := RequestDeny

@@ -5,6 +5,7 @@ package platform
 import (
 	"context"
 	"errors"
+	"os"
 )
 
 // ProcRef names one process: PID, start time and command name.
@@ -63,3 +64,19 @@ func (d *Desktop) Notify(ctx context.Context, summary, body string) error { retu
 
 // Close does nothing.
 func (d *Desktop) Close() error { return nil }
+
+// LoginPasswordOf is not implemented on this operating system yet: the
+// state is unknown, so approvals fall back to the terminal and say so.
+func LoginPasswordOf(ctx context.Context, account string) (LoginPassword, error) {
+	return LoginPassword{Account: account, State: PasswordUnknown, Reason: "this operating system's password check is not implemented yet"}, nil
+}
+
+// CheckLoginPassword is not implemented on this operating system yet.
+func CheckLoginPassword(ctx context.Context, account string, password []byte) (bool, error) {
+	return false, unsupported("checking a login password")
+}
+
+// ReadPassword is not implemented on this operating system yet.
+func ReadPassword(tty *os.File, prompt string) ([]byte, error) {
+	return nil, unsupported("reading a password")
+}

@@ -260,19 +260,22 @@ type AttachResult struct {
 }
 
 // ApprovalRequest names an approval request. On the approval route,
-// Challenge asks the Runner to check the calling terminal and show the
-// one-time code through the desktop; approve and deny carry the Code the
-// person typed.
+// Challenge asks the Runner to check the calling terminal and choose the
+// factor the answer needs; approve and deny carry the Code the person typed
+// or their login Password (checked by the Runner, never stored, logged or
+// audited).
 type ApprovalRequest struct {
 	ID        string `json:"id"`
 	Challenge bool   `json:"challenge,omitempty"`
 	Code      string `json:"code,omitempty"`
+	Password  string `json:"password,omitempty"`
 }
 
 // Second factors an approval can have.
 const (
-	SecondFactorDesktop = "desktop_notification" // a one-time code shown through the desktop's notifications
-	SecondFactorNone    = "none"                 // no graphical session: the terminal confirmation alone
+	SecondFactorPassword = "login_password"       // the person's own login password, checked as pam_unix checks it
+	SecondFactorDesktop  = "desktop_notification" // a one-time code shown through the desktop's notifications
+	SecondFactorNone     = "none"                 // no password and no graphical session: the terminal confirmation alone
 )
 
 // ApprovalSummary is what `webcodex approve` shows the person.
@@ -280,9 +283,14 @@ type ApprovalSummary struct {
 	ID      string    `json:"id"`
 	Summary string    `json:"summary"`
 	Expires time.Time `json:"expires"`
-	// SecondFactor, on a challenge, says whether the answer needs the
-	// one-time code from the desktop notification.
+	// SecondFactor, on a challenge, says what the answer needs: the login
+	// password of Account, the one-time code from the desktop notification,
+	// or nothing more than the terminal's answer.
 	SecondFactor string `json:"secondFactor,omitempty"`
+	Account      string `json:"account,omitempty"`
+	// NoPassword, when the factor is not the password, says why (the
+	// login's password is locked, or the system would not say).
+	NoPassword string `json:"noPassword,omitempty"`
 }
 
 // ReconnectResult reports a reconnect.

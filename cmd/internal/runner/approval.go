@@ -205,7 +205,7 @@ func consentRequired(id string) error {
 type approvalEvidence struct {
 	Request      string             `json:"request"`
 	Provider     string             `json:"provider"`      // terminal or mcp_host
-	SecondFactor string             `json:"second_factor"` // desktop_notification, none (no graphical session), mcp_host
+	SecondFactor string             `json:"second_factor"` // login_password, desktop_notification, none (neither), mcp_host
 	Requester    []consent.Process  `json:"requester,omitempty"`
 	Terminal     *platform.Terminal `json:"terminal,omitempty"`
 	// Approver is the answering process and its ancestors; Drivers, for
@@ -291,8 +291,10 @@ func (r *Runner) openDesktop(ctx context.Context) *platform.Desktop {
 
 // ApprovalInfo returns a pending request's summary. With Challenge (what
 // `webcodex approve` sends first) it runs the terminal checks of approve
-// and, when a graphical session exists, shows the request's one-time code
-// through the desktop's notifications: the answer must then carry it.
+// and chooses the factor the answer needs: the person's login password
+// where the login has one (the request is then bound to it), else, when a
+// graphical session exists, a one-time code it shows through the desktop's
+// notifications, else the terminal's answer alone.
 func (r *Runner) ApprovalInfo(ctx context.Context, req localapi.ApprovalRequest) (_ localapi.ApprovalSummary, err error) {
 	info, err := r.broker.Info(req.ID)
 	if err != nil || !req.Challenge {
@@ -306,24 +308,52 @@ func (r *Runner) ApprovalInfo(ctx context.Context, req localapi.ApprovalRequest)
 	if err := r.checkTerminal(ctx, info, ev); err != nil {
 		return localapi.ApprovalSummary{}, err
 	}
-	ev.SecondFactor = localapi.SecondFactorNone
+	sum := localapi.ApprovalSummary{ID: req.ID, Summary: info.Summary, Expires: info.Expires}
+	usePassword, lp, err := r.passwordApproves(ctx, info)
+	if err != nil {
+		return localapi.ApprovalSummary{}, err
+	}
+	if usePassword {
+		if err := r.broker.RequirePassword(req.ID); err != nil {
+			return localapi.ApprovalSummary{}, err
+		}
+		ev.SecondFactor = localapi.SecondFactorPassword
+		sum.SecondFactor, sum.Account = localapi.SecondFactorPassword, lp.Account
+		return sum, nil
+	}
+	sum.NoPassword = lp.Reason
+	ev.SecondFactor, sum.SecondFactor = localapi.SecondFactorNone, localapi.SecondFactorNone
 	dctx, cancel := context.WithTimeout(ctx, desktopTimeout)
 	defer cancel()
 	d := r.openDesktop(dctx)
 	if d == nil {
-		return localapi.ApprovalSummary{ID: req.ID, Summary: info.Summary, Expires: info.Expires, SecondFactor: localapi.SecondFactorNone}, nil
+		return sum, nil
 	}
 	defer d.Close()
 	code, err := r.broker.IssueCode(req.ID)
 	if err != nil {
 		return localapi.ApprovalSummary{}, err
 	}
-	ev.SecondFactor = localapi.SecondFactorDesktop
+	ev.SecondFactor, sum.SecondFactor = localapi.SecondFactorDesktop, localapi.SecondFactorDesktop
 	body := fmt.Sprintf("Code %s for approval request %s.\nType it only in the terminal where you ran `webcodex approve`. If you did not, do not type it anywhere.", code, req.ID)
 	if err := d.Notify(dctx, "webcodex: approve an attach to your browser", body); err != nil {
 		return localapi.ApprovalSummary{}, fmt.Errorf("runner: show the approval code: %w", err)
 	}
-	return localapi.ApprovalSummary{ID: req.ID, Summary: info.Summary, Expires: info.Expires, SecondFactor: localapi.SecondFactorDesktop}, nil
+	return sum, nil
+}
+
+// passwordApproves reports whether a terminal answer to the request needs
+// the person's login password: when the request is already bound to it,
+// or when the login has a usable password and no one-time code was shown
+// for the request. The system is asked every time (a password set or
+// locked since counts); a system tool that cannot run fails the answer
+// rather than choosing a weaker factor.
+func (r *Runner) passwordApproves(ctx context.Context, info consent.RequestInfo) (bool, platform.LoginPassword, error) {
+	lp, err := platform.LoginPasswordOf(ctx, r.opts.ApprovalAccount)
+	if err != nil {
+		return false, lp, fmt.Errorf("runner: ask the system whether the login has a password: %w", err)
+	}
+	return info.PasswordBound || (lp.State == platform.PasswordUsable && !info.CodeIssued), lp, nil
 }
 
 // Approve records a person's approval from a terminal.
@@ -344,9 +374,12 @@ func (r *Runner) Deny(ctx context.Context, req localapi.ApprovalRequest) (locala
 	return localapi.ApprovalAnswer{Denied: true}, nil
 }
 
-// answerFromTerminal checks the terminal, then requires the one-time code
-// when one was shown, or when a graphical session exists now and none was
-// shown yet (the answer skipped the challenge), and records the answer.
+// answerFromTerminal checks the terminal, then requires the factor the
+// challenge would choose — the login password (checked by unix_chkpwd, as
+// pam_unix checks it for sudo), or the one-time code when one was shown, or
+// when a graphical session exists now and none was shown yet (the answer
+// skipped the challenge) — and records the answer. The password is never
+// logged, audited or kept.
 func (r *Runner) answerFromTerminal(ctx context.Context, action string, req localapi.ApprovalRequest, approve bool) (err error) {
 	ev := &approvalEvidence{Request: req.ID}
 	defer func() { r.auditApproval(ctx, action, ev, err) }()
@@ -356,6 +389,23 @@ func (r *Runner) answerFromTerminal(ctx context.Context, action string, req loca
 	}
 	if err := r.checkTerminal(ctx, info, ev); err != nil {
 		return err
+	}
+	usePassword, lp, err := r.passwordApproves(ctx, info)
+	if err != nil {
+		return err
+	}
+	if usePassword {
+		ev.SecondFactor = localapi.SecondFactorPassword
+		if req.Password == "" { // not counted: no password was tried
+			return fsm.Refusef(fsm.ApprovalInvalid, "this request needs the login password of %s: run `webcodex approve %s` at a terminal and type it there", lp.Account, req.ID)
+		}
+		password := []byte(req.Password)
+		matched, err := platform.CheckLoginPassword(ctx, lp.Account, password)
+		clear(password)
+		if err != nil {
+			return fmt.Errorf("runner: check the login password: %w", err)
+		}
+		return r.broker.AnswerWithPassword(req.ID, approve, req.Code, matched)
 	}
 	ev.SecondFactor = localapi.SecondFactorDesktop
 	if !info.CodeIssued {

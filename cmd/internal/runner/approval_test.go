@@ -21,6 +21,7 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/persontty"
+	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -91,6 +92,10 @@ func TestApprovalHelperProcess(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		err = cmdutil.RunApproval(ctx, os.Stdin, os.Stdout, localapi.NewClient(dir), os.Getenv("WEBCODEX_HELPER_ID"), mode == "deny", "")
+	case "approve-empty": // a program on the person's terminal answering without the password
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, err = localapi.Approve.Call(ctx, localapi.NewClient(dir), localapi.ApprovalRequest{ID: os.Getenv("WEBCODEX_HELPER_ID")})
 	}
 	if ref, ok := fsm.AsRefusal(err); ok {
 		out.Code, out.Detail = string(ref.Code), ref.Detail
@@ -452,5 +457,129 @@ func TestApprovalTerminalChecks(t *testing.T) {
 	}
 	if _, err := h.r.broker.Info(id2); !fsm.IsCode(err, fsm.ApprovalInvalid) {
 		t.Fatalf("the denied request is still pending: %v", err)
+	}
+}
+
+// personTerm starts `webcodex approve`'s own code (mode approve or deny)
+// on a terminal outside this test's process tree: setsid -f, then
+// script's pty, as a daemon an agent double-forked would hold it.
+func personTerm(t *testing.T, dir, mode, id string) *persontty.Term {
+	t.Helper()
+	return persontty.Start(t, helperCmd(dir, mode, "WEBCODEX_HELPER_ID="+id).Env,
+		os.Args[0], "-test.run=^TestApprovalHelperProcess$")
+}
+
+// TestApprovalLoginPassword: where the person's login has a password, an
+// answer needs it. A daemon that is no descendant of the asking client
+// (setsid -f, its own pty) runs `webcodex approve` and types "allow": it is
+// refused, the word is not echoed, and the request stays pending, bound to
+// the password; the right password approves and the attach connects; three
+// wrong ones deny a request. The login is real (useradd, chpasswd) and the
+// password is checked against its shadow hash by unix_chkpwd. The password
+// appears nowhere in the audit or the Runner's log.
+func TestApprovalLoginPassword(t *testing.T) {
+	const password = "Tr0ub4dor & 3"
+	login := persontty.Login(t, password)
+	tracecheck.Track(t)
+	h := &harness{t: t, dial: &cuttable{}, logs: &logSink{}, account: login}
+	h.r = h.newRunner()
+	u := startUsersChrome(t)
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	os.Unsetenv("DBUS_SESSION_BUS_ADDRESS") // no desktop: the password is still asked
+	dir := serveLocal(t, h.r)
+	req := localapi.AttachRequest{ProfileDir: u.profile}
+	_, err := apiAttach(dir, req)
+	id := requestID(t, err)
+	prompt := "Type the login password of " + login + " to approve"
+
+	// The forger: not a descendant, on a terminal it holds, types "allow".
+	term := personTerm(t, dir, "approve", id)
+	term.WaitFor(prompt, 30*time.Second)
+	term.Type("allow\n")
+	screen := term.Wait(30 * time.Second)
+	res := parseResult(t, screen)
+	if res.Code != string(fsm.ApprovalInvalid) || !strings.Contains(res.Detail, "does not match the login password (2 attempts left)") {
+		t.Fatalf("\"allow\" typed in password mode = %+v\n%s", res, screen)
+	}
+	_, afterPrompt, _ := strings.Cut(screen, prompt)
+	if strings.Contains(afterPrompt, "allow") || strings.Contains(screen, `Type "allow"`) {
+		t.Fatalf("the password prompt echoed what was typed, or offered \"allow\":\n%s", screen)
+	}
+	if !strings.Contains(screen, "pam_unix") || strings.Contains(screen, "cannot read your screen") {
+		t.Fatalf("the approval screen does not say what the password proves:\n%s", screen)
+	}
+	info, err := h.r.broker.Info(id)
+	if err != nil || !info.PasswordBound || info.AttemptsLeft != 2 {
+		t.Fatalf("after the forged answer the request is %+v, %v; want pending, bound to the password, 2 attempts left", info, err)
+	}
+	if _, err := apiAttach(dir, req); !fsm.IsCode(err, fsm.ConsentRequired) {
+		t.Fatalf("attach after the forged answer = %v, want %s", err, fsm.ConsentRequired)
+	}
+	// An answer through the local API without a password is refused and
+	// not counted (the caller is on the person's terminal, so only the
+	// missing password refuses it).
+	term = personTerm(t, dir, "approve-empty", id)
+	if res := parseResult(t, term.Wait(30*time.Second)); res.Code != string(fsm.ApprovalInvalid) || !strings.Contains(res.Detail, "needs the login password") {
+		t.Fatalf("an answer without a password = %+v", res)
+	}
+	if info, _ := h.r.broker.Info(id); info.AttemptsLeft != 2 {
+		t.Fatalf("an answer without a password was counted: %+v", info)
+	}
+
+	// The person types the password.
+	term = personTerm(t, dir, "approve", id)
+	term.WaitFor(prompt, 30*time.Second)
+	term.Type(password + "\n")
+	screen = term.Wait(30 * time.Second)
+	if res := parseResult(t, screen); res.Code != "" || strings.Contains(screen, password) {
+		t.Fatalf("the right password = %+v\n%s", res, screen)
+	}
+	att, err := apiAttach(dir, req)
+	if err != nil {
+		t.Fatalf("attach after the password approved: %v", err)
+	}
+	closeBrowser(t, h.r, att.Browser.ID)
+	var approved *approvalEvidence
+	for _, rec := range auditApprovals(t, h.r, id) {
+		if rec.Tool == "approve" && rec.Verdict == "allowed" {
+			approved = rec.Approval
+		}
+	}
+	if approved == nil || approved.SecondFactor != localapi.SecondFactorPassword {
+		t.Fatalf("the approval's audit record = %+v, want second factor %s", approved, localapi.SecondFactorPassword)
+	}
+
+	// Three wrong passwords deny a request.
+	_, err = apiAttach(dir, localapi.AttachRequest{ProfileDir: u.profile, AllowEvaluate: true})
+	id2 := requestID(t, err)
+	for i, wrong := range []string{"allow", password + "!", "tr0ub4dor & 3"} {
+		term := personTerm(t, dir, "approve", id2)
+		term.WaitFor(prompt, 30*time.Second)
+		term.Type(wrong + "\n")
+		res := parseResult(t, term.Wait(30*time.Second))
+		want := fmt.Sprintf("(%d attempts left)", 2-i)
+		if i == 2 {
+			want = "did not match 3 times; the request is denied"
+		}
+		if res.Code != string(fsm.ApprovalInvalid) || !strings.Contains(res.Detail, want) {
+			t.Fatalf("wrong password %d = %+v, want %q", i+1, res, want)
+		}
+	}
+	if _, err := h.r.broker.Info(id2); !fsm.IsCode(err, fsm.ApprovalInvalid) {
+		t.Fatalf("the request is still pending after three wrong passwords: %v", err)
+	}
+	_, err = apiAttach(dir, localapi.AttachRequest{ProfileDir: u.profile, AllowEvaluate: true, Request: id2})
+	if !fsm.IsCode(err, fsm.ApprovalInvalid) {
+		t.Fatalf("attach naming the denied request = %v, want %s", err, fsm.ApprovalInvalid)
+	}
+
+	audit, err := os.ReadFile(filepath.Join(h.r.opts.StateDir, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, where := range []string{string(audit), h.logs.String()} {
+		if strings.Contains(where, password) || strings.Contains(where, "r0ub4dor") {
+			t.Fatal("the password was written to the audit or the log")
+		}
 	}
 }

@@ -116,6 +116,10 @@ type harness struct {
 	dial *cuttable
 	logs *logSink
 	out  []string // every result and error the test saw, for the privacy scan
+	// account is the login whose password approves; "" means nobody, whose
+	// password is locked: these tests answer at the terminal alone, and
+	// the password tests name a login they created.
+	account string
 }
 
 func newHarness(t *testing.T) *harness {
@@ -127,7 +131,11 @@ func newHarness(t *testing.T) *harness {
 }
 
 func (h *harness) newRunner() *Runner {
-	r, err := New(Options{StateDir: filepath.Join(h.t.TempDir(), "state"), Logf: h.logs.logf, NetDialContext: h.dial.dial, ConsentDeadline: 10 * time.Second})
+	account := h.account
+	if account == "" {
+		account = "nobody"
+	}
+	r, err := New(Options{StateDir: filepath.Join(h.t.TempDir(), "state"), Logf: h.logs.logf, NetDialContext: h.dial.dial, ConsentDeadline: 10 * time.Second, ApprovalAccount: account})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/user"
 	"sort"
 	"sync"
 	"time"
@@ -62,6 +63,11 @@ type Options struct {
 	// Runner with one (10 minutes unless WEBCODEX_IDLE_EXIT says otherwise);
 	// `webcodex serve` by hand runs until stopped.
 	IdleExit time.Duration
+	// ApprovalAccount is the login whose password approves an attach at a
+	// terminal; empty means the user this Runner runs as (the only one the
+	// local API lets in). Tests name an account they created: a Runner run
+	// by root may check any login's password, one run by a user only its own.
+	ApprovalAccount string
 }
 
 // Runner owns browsers. Safe for concurrent use.
@@ -96,6 +102,11 @@ func StateDir() (string, error) { return localapi.StateDir() }
 func New(opts Options) (*Runner, error) {
 	if opts.ConsentUI == nil {
 		opts.ConsentUI = defaultConsentUI()
+	}
+	if opts.ApprovalAccount == "" {
+		if u, err := user.Current(); err == nil {
+			opts.ApprovalAccount = u.Username
+		} // else unknown: approvals fall back to the terminal and say why
 	}
 	if err := platform.EnsurePrivateDir(opts.StateDir); err != nil {
 		if ref, ok := fsm.AsRefusal(err); ok {
