@@ -5,7 +5,6 @@ package platform
 import (
 	"context"
 	"errors"
-	"os"
 )
 
 // ProcRef names one process: PID, start time and command name.
@@ -74,9 +73,4 @@ func LoginPasswordOf(ctx context.Context, account string) (LoginPassword, error)
 // CheckLoginPassword is not implemented on this operating system yet.
 func CheckLoginPassword(ctx context.Context, account string, password []byte) (bool, error) {
 	return false, unsupported("checking a login password")
-}
-
-// ReadPassword is not implemented on this operating system yet.
-func ReadPassword(tty *os.File, prompt string) ([]byte, error) {
-	return nil, unsupported("reading a password")
 }

@@ -1,11 +1,5 @@
 package platform
 
-import "errors"
-
-// ErrCancelled is returned by ReadPassword when the person pressed Ctrl-C
-// (or the process was told to end) while it read.
-var ErrCancelled = errors.New("platform: cancelled at the terminal")
-
 // PasswordState says whether a login has a password that can approve.
 type PasswordState string
 

@@ -5,15 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // The system's own password tools, by absolute path only: the Runner keeps
@@ -146,60 +142,4 @@ func CheckLoginPassword(ctx context.Context, account string, password []byte) (b
 	default:
 		return false, fmt.Errorf("platform: run unix_chkpwd: %w", err)
 	}
-}
-
-// ReadPassword writes prompt to the terminal tty once its echo is off (so
-// nothing typed after the prompt shows) and reads one line (the way sudo
-// asks), restoring the terminal's mode before it returns. An
-// interrupt (Ctrl-C), hangup or termination while it reads restores the
-// terminal and returns ErrCancelled, so the process never ends with the
-// echo still off. It reads at most MaxPasswordBytes+1 bytes; the line ends
-// at a newline or when the terminal closes.
-func ReadPassword(tty *os.File, prompt string) ([]byte, error) {
-	fd := int(tty.Fd())
-	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	if err != nil {
-		return nil, fmt.Errorf("platform: read the terminal's mode: %w", err)
-	}
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(signals)
-	quiet := *old
-	quiet.Lflag &^= unix.ECHO
-	quiet.Lflag |= unix.ICANON | unix.ISIG
-	quiet.Iflag |= unix.ICRNL
-	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &quiet); err != nil {
-		return nil, fmt.Errorf("platform: turn the terminal's echo off: %w", err)
-	}
-	defer unix.IoctlSetTermios(fd, unix.TCSETS, old)
-	if _, err := io.WriteString(tty, prompt); err != nil {
-		return nil, fmt.Errorf("platform: write the password prompt: %w", err)
-	}
-	line := make(chan []byte, 1)
-	go func() { line <- readLine(tty) }() // ends when the line does, or when the caller closes tty
-	select {
-	case l := <-line:
-		return l, nil
-	case <-signals:
-		return nil, ErrCancelled
-	}
-}
-
-// readLine reads up to a newline, the end of input or MaxPasswordBytes+1 bytes.
-func readLine(tty *os.File) []byte {
-	var line []byte
-	b := make([]byte, 1)
-	for len(line) <= MaxPasswordBytes {
-		n, err := tty.Read(b)
-		if n == 1 {
-			if b[0] == '\n' {
-				return line
-			}
-			line = append(line, b[0])
-		}
-		if err != nil {
-			return line
-		}
-	}
-	return line
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
-	"github.com/webcodex/webcodex/platform"
 )
 
 // RunApproval is the person's side of an approval at a terminal, for
@@ -110,8 +109,8 @@ func readPassword(prompt string) ([]byte, error) {
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the login password is read from the controlling terminal, and this process has none").WithCause(err)
 	}
 	defer tty.Close()
-	password, err := platform.ReadPassword(tty, prompt)
-	if errors.Is(err, platform.ErrCancelled) {
+	password, err := readPasswordFrom(tty, prompt)
+	if errors.Is(err, errCancelled) {
 		return nil, nil
 	}
 	return password, err
