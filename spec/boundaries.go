@@ -48,7 +48,15 @@ the allowed page is a cookie of the whole host, as it is in any browser.
   frame set is read again after the capture and a capture during which it changed is discarded.
 - Keys: a key press without a target is refused when focus is inside a denied frame.
 - Pointer input: every mouse dispatch is hit-tested at its point; a point that lands in a denied frame
-  is refused.
+  is refused. The coordinate tools (browser_mouse_*_xy, down, up, wheel) are judged the same way at
+  every point they touch, before anything is sent: a drag at its start and its end, a press, release
+  or wheel where the pointer rests, judged again on the page as it is now.
+- PDF (browser_pdf_save): a page that holds any frame of a denied origin is refused, not printed with
+  the frame blank. A PDF cannot be masked afterwards as a screenshot is (its text and links would
+  carry what the frame shows), and print styles can show a frame that is hidden or zero-sized on
+  screen, so every frame the browser knows counts, visible or not, and so does every frame an allowed
+  document shows that cannot be named. A frame attached or detached while it printed discards the
+  PDF. Only a browser webcodex launched prints; the file goes into the session's output directory.
 - Dialogs: a JavaScript dialog opened by a denied document is reported by its type only, never its
   text, and is never answered (that would be input to it).
 - Raw CDP: under any allowlist the stricter tier of [cdp-policy.md](cdp-policy.md) applies — no

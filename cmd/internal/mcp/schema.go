@@ -159,6 +159,10 @@ func checkValue(s *jsonschema.Schema, v any, path string) error {
 	if len(s.Enum) > 0 && !slices.Contains(s.Enum, v) {
 		var opts []string
 		for _, e := range s.Enum {
+			if e == nil {
+				opts = append(opts, "null")
+				continue
+			}
 			opts = append(opts, fmt.Sprint(e))
 		}
 		return fsm.Refusef(fsm.InvalidArgument, "%s is one of %s", name, strings.Join(opts, ", "))

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -28,29 +31,30 @@ var playwrightTools = []string{
 	"browser_resize", "browser_emulate_media",
 	"browser_mouse_move_xy", "browser_mouse_click_xy", "browser_mouse_drag_xy",
 	"browser_mouse_down", "browser_mouse_up", "browser_mouse_wheel",
-	"browser_find",
+	"browser_find", "browser_pdf_save",
 }
 
 func init() { toolOrder = append(toolOrder, playwrightTools...) }
 
 func (s *Server) addPlaywrightTools(read, control []Scope) {
-	addTool(s, toolSpec{name: "browser_resize", anyOf: control, desc: "Resize the page's viewport to width x height CSS pixels, as the page measures it."},
+	addTool(s, toolSpec{name: "browser_resize", anyOf: control, desc: "Resize the page's viewport to width x height CSS pixels."},
 		func(sc *jsonschema.Schema) {
 			bounds(sc, "width", 1, surface.MaxViewportSide)
 			bounds(sc, "height", 1, surface.MaxViewportSide)
 			sc.Required = []string{"width", "height"}
 		}, s.resize)
 	addTool(s, toolSpec{name: "browser_emulate_media", anyOf: control,
-		desc: "Emulate CSS media features (dark mode, print, …); omitted ones stay, null clears one."},
+		desc: "Emulate CSS media (dark mode, print): omitted ones stay, null clears one."},
 		func(sc *jsonschema.Schema) {
 			for _, f := range mediaArgs {
-				// Playwright's shape: one of the values, or null. The
-				// handler checks it, naming the argument.
-				str := &jsonschema.Schema{Type: "string"}
+				// Playwright's values, or null (an enum says both in
+				// fewer bytes than its anyOf).
+				p := &jsonschema.Schema{}
 				for _, v := range f.values() {
-					str.Enum = append(str.Enum, v)
+					p.Enum = append(p.Enum, v)
 				}
-				sc.Properties[f.arg] = &jsonschema.Schema{Description: f.feature, AnyOf: []*jsonschema.Schema{str, {Type: "null"}}}
+				sc.Properties[f.arg] = p
+				p.Enum = append(p.Enum, nil)
 			}
 			sc.Required = nil
 		}, s.emulateMedia)
@@ -84,8 +88,11 @@ func (s *Server) addPlaywrightTools(read, control []Scope) {
 			sc.Required = []string{"deltaX", "deltaY"}
 		}, s.mouseWheel)
 	addTool(s, toolSpec{name: "browser_find", anyOf: read, readOnly: true,
-		desc: "Find text or a regex in a fresh snapshot: each matching line under its path, with refs and context."},
+		desc: "Find text or regex in a fresh snapshot: matching lines with refs, under their path."},
 		nil, s.find)
+	addTool(s, toolSpec{name: "browser_pdf_save", group: CapPDF, anyOf: read, readOnly: true,
+		desc: "Save the page as PDF into this session's output directory; a page with frames of denied origins is refused."},
+		nil, s.pdfSave)
 }
 
 // ---------------------------------------------------------------- resize
@@ -313,8 +320,8 @@ const (
 
 type findIn struct {
 	PageArg
-	Text  string `json:"text,omitempty" jsonschema:"case-insensitive substring"`
-	Regex string `json:"regex,omitempty" jsonschema:"RE2; /pattern/i for flags"`
+	Text  string `json:"text,omitempty" jsonschema:"any case"`
+	Regex string `json:"regex,omitempty" jsonschema:"/re/i for flags"`
 }
 
 // findPattern compiles text or regex (Playwright: a regex in slashes may
@@ -435,3 +442,44 @@ func (s *Server) find(ctx context.Context, c *toolCall, in findIn) (any, error) 
 
 // indentOf is the outline depth of a line (two spaces a level).
 func indentOf(l string) int { return (len(l) - len(strings.TrimLeft(l, " "))) / 2 }
+
+// ---------------------------------------------------------------- pdf
+
+type pdfIn struct {
+	PageArg
+	Filename string `json:"filename,omitempty" jsonschema:"a file name in the session's output directory; default page-TIME.pdf"`
+}
+
+// pdfSave prints the page (an owned browser's) and writes the PDF into
+// the session's output directory, as Playwright saves it into its output
+// directory; the name is checked before anything is printed.
+func (s *Server) pdfSave(ctx context.Context, c *toolCall, in pdfIn) (any, error) {
+	name := in.Filename
+	if name == "" {
+		name = "page-" + time.Now().UTC().Format("2006-01-02T15-04-05.000Z") + ".pdf"
+	}
+	if err := outputName(name); err != nil {
+		return nil, err
+	}
+	if s.opts.OutputDir != "" { // a link there is refused before anything is printed (saveOutput refuses it again)
+		if st, err := os.Lstat(filepath.Join(s.opts.OutputDir, name)); err == nil && !st.Mode().IsRegular() {
+			return nil, fsm.Refusef(fsm.InvalidArgument, "filename %q is a link or not a file in the output directory; links are not followed", capText(name, 60))
+		}
+	}
+	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
+	defer cancel()
+	page, err := s.page(ctx, in.Page)
+	if err != nil {
+		return nil, err
+	}
+	res, err := call(ctx, s.runner, localapi.PDF, localapi.PageRequest{Page: page})
+	if err != nil {
+		return nil, err
+	}
+	path, err := s.saveOutput(name, res.PDF)
+	if err != nil {
+		return nil, err
+	}
+	return &reply{text: fmt.Sprintf("saved the page as PDF (%d bytes) to %s\n", len(res.PDF), path),
+		fields: map[string]any{"page": page, "savedTo": path, "bytes": len(res.PDF)}}, nil
+}

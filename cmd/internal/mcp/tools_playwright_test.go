@@ -1,10 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -468,4 +471,80 @@ func TestFind(t *testing.T) {
 	refusedNaming(t, s, "browser_find", map[string]any{"regex": "(unclosed"}, "regex")
 	refusedNaming(t, s, "browser_find", map[string]any{"regex": "/x/g"}, "regex")
 	refusedNaming(t, s, "browser_find", map[string]any{}, "text")
+}
+
+// TestPDFSave: browser_pdf_save prints the page (the page itself sees
+// beforeprint) into a PDF file in the session's output directory, under
+// the name given or page-TIME.pdf; a filename with a directory, .., an
+// absolute path or a link in the output directory is refused before
+// anything is printed. Under an allowlist, a page that holds a frame of a
+// denied origin — shown, or hidden with display:none — is refused
+// (origin_denied) and nothing is written; the same site's page without one
+// prints. browser_close then closes the browser, as Playwright's closes
+// its page, and the next navigate launches a new one.
+func TestPDFSave(t *testing.T) {
+	t.Parallel() // its own server, Runner and browser
+	needChromium(t)
+	other := fixture(t, map[string]string{"/": `<!doctype html><p>DENIED-FRAME</p>`})
+	srv := fixture(t, map[string]string{
+		"/plain":  `<!doctype html><title>plain</title><p>to print</p><script>window.printed = 0; addEventListener("beforeprint", () => window.printed++);</script>`,
+		"/framed": `<!doctype html><title>framed</title><p>a page with a partner</p><iframe src="` + other.URL + `/"></iframe><script>window.printed = 0; addEventListener("beforeprint", () => window.printed++);</script>`,
+		"/hidden": `<!doctype html><title>hidden</title><p>print me</p><iframe style="display:none" src="` + localhostURL(other) + `/"></iframe><script>window.printed = 0; addEventListener("beforeprint", () => window.printed++);</script>`,
+	})
+	s := startServer(t, serverOpts{args: []string{"--allow", strings.TrimPrefix(srv.URL, "http://")}})
+	none := map[string]any{}
+	s.ok("browser_navigate", map[string]any{"url": srv.URL + "/plain"})
+	r := s.ok("browser_pdf_save", map[string]any{"filename": "plain.pdf"})
+	path := str(r, "savedTo")
+	dir := filepath.Dir(path)
+	if filepath.Base(path) != "plain.pdf" || !strings.HasPrefix(dir, filepath.Join(s.state, "output")) {
+		t.Fatalf("saved to %q, want plain.pdf in the session's output directory under %s", path, s.state)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.HasPrefix(data, []byte("%PDF-")) || len(data) < 500 {
+		t.Fatalf("the file is not a PDF (%d bytes, %v): %.20q", len(data), err, data)
+	}
+	if got := eval(t, s, none, "window.printed"); got != float64(1) {
+		t.Fatalf("the page saw %v beforeprint events, want 1", got)
+	}
+	r = s.ok("browser_pdf_save", none)
+	if m, _ := filepath.Match("page-*.pdf", filepath.Base(str(r, "savedTo"))); !m || filepath.Dir(str(r, "savedTo")) != dir {
+		t.Fatalf("the default name: %q", str(r, "savedTo"))
+	}
+
+	outside := filepath.Join(t.TempDir(), "outside.pdf")
+	if err := os.WriteFile(outside, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "link.pdf")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"../up.pdf", outside, "sub/x.pdf", ".."} {
+		refusedNaming(t, s, "browser_pdf_save", map[string]any{"filename": name}, "filename")
+	}
+	refusedNaming(t, s, "browser_pdf_save", map[string]any{"filename": "link.pdf"}, "link")
+	if got, _ := os.ReadFile(outside); string(got) != "keep" {
+		t.Fatalf("a refused save wrote through the link: %q", got)
+	}
+	if got := eval(t, s, none, "window.printed"); got != float64(2) {
+		t.Fatalf("a refused name still printed (beforeprint count %v, want 2)", got)
+	}
+
+	for _, p := range []string{"/framed", "/hidden"} {
+		s.ok("browser_navigate", map[string]any{"url": srv.URL + p})
+		s.ok("browser_wait_for", map[string]any{"condition": "load"})
+		s.refused("browser_pdf_save", map[string]any{"filename": "framed.pdf"}, fsm.OriginDenied)
+		if got := eval(t, s, none, "window.printed"); got != float64(0) {
+			t.Fatalf("%s: the refused page was printed", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "framed.pdf")); !os.IsNotExist(err) {
+		t.Fatalf("a refused PDF was written: %v", err)
+	}
+
+	s.ok("browser_close", none)
+	if st := s.ok("browser_status", none); len(st["browsers"].([]any)) != 0 {
+		t.Fatalf("browser_close {} left browsers: %v", st["browsers"])
+	}
+	s.ok("browser_navigate", map[string]any{"url": srv.URL + "/plain"})
 }
