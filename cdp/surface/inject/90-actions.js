@@ -39,7 +39,7 @@ function prepareFor(a) {
   W.pending = el;
   const kind = a.kind;
   const out = { rebound: r.rebound, role: roleOf(el) || 'generic', tag: el.localName };
-  if (kind !== 'hover' && kind !== 'scroll' && kind !== 'screenshot' && kind !== 'focus' && isDisabled(el)) {
+  if (kind !== 'hover' && kind !== 'scroll' && kind !== 'screenshot' && kind !== 'focus' && kind !== 'evaluate' && isDisabled(el)) {
     return { err: R.disabled, count: 1 };
   }
   if (kind === 'click' || kind === 'hover' || kind === 'check') {

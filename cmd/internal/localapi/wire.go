@@ -210,6 +210,9 @@ type ScreenshotResult struct {
 type EvalRequest struct {
 	Page string `json:"page"`
 	Expr string `json:"expr"`
+	// Target, when set, makes Expr a function called with that element
+	// (in the main frame's document).
+	Target *Target `json:"target,omitempty"`
 }
 
 // EvalResult is a bounded JSON value.

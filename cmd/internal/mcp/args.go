@@ -365,7 +365,7 @@ type screenshotIn struct {
 }
 
 type evaluateIn struct {
-	PageArg
+	ElementArgs
 	Expression string `json:"expression,omitempty" jsonschema:"a promise is awaited"`
 	Function   string `json:"function,omitempty" jsonschema:"e.g. () => document.title"`
 }

@@ -122,6 +122,14 @@ func TestPlaywrightArgumentShapes(t *testing.T) {
 		t.Fatalf("refused calls changed the page: %q, was %q", after, before)
 	}
 
+	// evaluate on an element: the function gets it, in the page's own
+	// world (the page's globals are there); a disabled one too.
+	if v := s.ok("browser_evaluate", map[string]any{"target": "#go", "element": "Go", "function": "(el) => el.textContent + ':' + window.log.length"}); v["value"] != "Go:"+pageState(t, s, "String(window.log.length)") {
+		t.Errorf("evaluate on #go = %v", v["value"])
+	}
+	s.refused("browser_evaluate", map[string]any{"target": "#go", "expression": "1"}, fsm.InvalidArgument)
+	s.refused("browser_evaluate", map[string]any{"target": ".dup", "function": "(el) => el.click()"}, fsm.ElementAmbiguous)
+
 	// snapshot depth and target.
 	full := s.call("browser_snapshot", nil).text
 	shallow := s.call("browser_snapshot", map[string]any{"depth": 1})

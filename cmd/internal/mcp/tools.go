@@ -109,7 +109,7 @@ func (s *Server) addTools() {
 			enum(sc, "scale", "css", "device")
 		}, s.screenshot)
 	addTool(s, toolSpec{name: "browser_evaluate", anyOf: control,
-		desc: "Run JavaScript in the page; returns its value, bounded. Off for attached browsers unless allowed."},
+		desc: "Run JavaScript in the page, or a function on an element (target); returns its value, bounded. Off for attached browsers unless allowed."},
 		nil, s.evaluate)
 	addTool(s, toolSpec{name: "browser_file_upload", anyOf: control,
 		desc: "Set files on a file input (target; default the page's one file input), from the owner's upload directory only."},
@@ -775,9 +775,18 @@ func (s *Server) screenshot(ctx context.Context, c *toolCall, in screenshotIn) (
 
 func (s *Server) evaluate(ctx context.Context, c *toolCall, in evaluateIn) (any, error) {
 	expr := in.Expression
-	switch {
-	case (in.Expression == "") == (in.Function == ""):
+	if (in.Expression == "") == (in.Function == "") {
 		return nil, fsm.Refuse(fsm.InvalidArgument, "give exactly one of expression and function")
+	}
+	t, err := in.target(false)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case t != nil && in.Function == "":
+		return nil, fsm.Refuse(fsm.InvalidArgument, "on an element, give function, e.g. (element) => element.textContent")
+	case t != nil:
+		expr = in.Function // called with the element
 	case in.Function != "":
 		expr = "(" + in.Function + ")()"
 	}
@@ -787,7 +796,7 @@ func (s *Server) evaluate(ctx context.Context, c *toolCall, in evaluateIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	res, err := call(ctx, s.runner, localapi.Eval, localapi.EvalRequest{Page: page, Expr: expr})
+	res, err := call(ctx, s.runner, localapi.Eval, localapi.EvalRequest{Page: page, Expr: expr, Target: t})
 	if err != nil {
 		return nil, err
 	}

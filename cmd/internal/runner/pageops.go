@@ -329,7 +329,12 @@ func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi
 		return localapi.EvalResult{}, err
 	}
 	started = r.pageOrigin(ctx, p)
-	res, err := p.surf.Evaluate(ctx, req.Expr)
+	var res *surface.EvalResult
+	if req.Target != nil {
+		res, err = p.surf.EvaluateOn(ctx, *req.Target, req.Expr)
+	} else {
+		res, err = p.surf.Evaluate(ctx, req.Expr)
+	}
 	if err != nil {
 		return localapi.EvalResult{}, err
 	}
