@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -133,6 +134,9 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 			}
 		}
 	}
+	if opts.PrivateNetwork && opts.DebuggingPort {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "a browser in a private network cannot listen on a debugging port")
+	}
 	exe := opts.Exec
 	if exe == "" {
 		var err error
@@ -181,7 +185,13 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	}
 	sandboxed := Sandbox().Enabled
 	cmd := exec.Command(exe, chromiumArgs(opts, udd, sandboxed)...)
+	var netConn *net.UnixConn // the way the private network's listener comes back
+	var netChild *os.File
 	home, err := privateHome(tmp)
+	if err == nil && opts.PrivateNetwork {
+		cmd = privateNetworkCommand(exe, chromiumArgs(opts, udd, sandboxed))
+		netConn, netChild, err = socketPair()
+	}
 	if err != nil {
 		outR.Close()
 		outW.Close()
@@ -198,11 +208,19 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	if pipes != nil {
 		cmd.ExtraFiles = []*os.File{pipes.cmdR, pipes.outW} // fds 3 and 4
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if netChild != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, netChild) // privateNetworkFD
+	} else {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	}
 	err = cmd.Start()
 	outW.Close()
 	if pipes != nil {
 		pipes.closeChildEnds()
+	}
+	if netChild != nil {
+		netChild.Close()
+		defer netConn.Close()
 	}
 	if err != nil {
 		outR.Close()
@@ -234,9 +252,16 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 		timeout = DefaultStartTimeout
 	}
 	var cause error
-	if p.pipeW != nil {
+	if netConn != nil {
+		nctx, cancel := context.WithTimeout(ctx, timeout)
+		p.netLn, cause = receiveListener(nctx, netConn)
+		cancel()
+	}
+	switch {
+	case cause != nil:
+	case p.pipeW != nil:
 		cause = p.awaitPipe(ctx, timeout)
-	} else {
+	default:
 		cause = p.awaitEndpoint(ctx, timeout)
 	}
 	if cause == nil {
@@ -545,6 +570,9 @@ func (p *Process) teardown(ctx context.Context, browserClose func(context.Contex
 	}
 	p.outR.Close() // unblocks drain if an escaped process holds the pipe
 	<-p.drained
+	if p.netLn != nil {
+		p.netLn.Close() // the browser is gone: nothing is left to serve
+	}
 	if err := os.RemoveAll(p.tmpDir); err != nil {
 		errs = append(errs, fmt.Errorf("platform: remove private TMPDIR: %w", err))
 	}
@@ -640,8 +668,11 @@ func (p *Process) Listeners() ([]netip.AddrPort, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The browser's own view: in a private network its sockets are in
+	// its namespace, not the caller's.
 	var out []netip.AddrPort
-	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+	dir := "/proc/" + strconv.Itoa(p.pid) + "/net/"
+	for _, file := range []string{dir + "tcp", dir + "tcp6"} {
 		es, err := readListeners(file)
 		if err != nil && !errors.Is(err, os.ErrNotExist) { // tcp6 is absent without IPv6
 			return nil, err

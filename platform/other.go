@@ -4,6 +4,7 @@ package platform
 
 import (
 	"context"
+	"net"
 	"net/netip"
 )
 
@@ -66,3 +67,20 @@ func ProveProfile(userDataDir string, pid int) error { return unsupported("profi
 
 // OwnerUID is not implemented on this operating system yet.
 func OwnerUID(pid int) (int, error) { return 0, unsupported("process identity") }
+
+// PrivateNetworkProxyAddr is where a private network's listener would be.
+const PrivateNetworkProxyAddr = "127.0.0.1:1080"
+
+// PrivateNetworkState says whether browsers can run in a private network.
+type PrivateNetworkState struct {
+	Enabled bool
+	Reason  string
+}
+
+// PrivateNetwork reports private networks as unavailable on this system.
+func PrivateNetwork() PrivateNetworkState {
+	return PrivateNetworkState{Reason: "network namespaces are Linux's"}
+}
+
+// PrivateNetworkListener is nil: no [Process] is launched on this system.
+func (p *Process) PrivateNetworkListener() net.Listener { return nil }

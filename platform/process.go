@@ -3,6 +3,7 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"regexp"
@@ -46,6 +47,11 @@ type LaunchOptions struct {
 	// a browser that stands in for a person's own Chrome, which webcodex
 	// attaches to (tests).
 	DebuggingPort bool
+	// PrivateNetwork runs the browser in a network namespace of its own
+	// whose one way out is [Process.PrivateNetworkListener]
+	// ([PrivateNetwork] says whether this system allows it). It cannot be
+	// combined with DebuggingPort.
+	PrivateNetwork bool
 }
 
 // DefaultStartTimeout bounds start-up when LaunchOptions.StartTimeout is
@@ -117,9 +123,10 @@ type Process struct {
 	cmd       *exec.Cmd
 	pid       int
 	fp        Fingerprint
-	pipeR     *os.File // our end of the browser's fd 4; nil with DebuggingPort
-	pipeW     *os.File // our end of the browser's fd 3; nil with DebuggingPort
-	wsURL     string   // set only with DebuggingPort
+	pipeR     *os.File     // our end of the browser's fd 4; nil with DebuggingPort
+	pipeW     *os.File     // our end of the browser's fd 3; nil with DebuggingPort
+	wsURL     string       // set only with DebuggingPort
+	netLn     net.Listener // set only with PrivateNetwork
 	tmpDir    string
 	userData  string
 	removeUDD bool

@@ -90,7 +90,8 @@ away from it. Attaching to a person's browser uses its own endpoint, after provi
 
 ## Denied origins are unreachable in owned browsers
 
-With an allowlist, an owned browser is denied a way out in two layers, each judged by the same gate:
+With an allowlist, an owned browser is denied a way out in three layers, each judged by the same
+gate:
 
 1. Request interception on the browser target pauses every request of every page, frame, popup
    and worker before it leaves the browser and fails those whose URL the gate denies: navigations,
@@ -98,17 +99,37 @@ With an allowlist, an owned browser is denied a way out in two layers, each judg
 2. The browser's only route out is the Runner's SOCKS5 egress proxy (` + "`--proxy-server`" + `, with loopback
    no longer bypassed): every connection it opens — WebSocket handshakes too, which request
    interception never sees — is judged on its destination host and port before it is dialed, and a
-   denied one is refused without a packet reaching it. WebRTC may not use UDP outside the proxy, and
-   the proxy carries no UDP. The proxy listens on a loopback port but carries connections only to
-   allowed destinations, so another local process gains nothing by using it.
+   denied one is refused without a packet reaching it. Names are resolved by the proxy, after the
+   verdict: a denied name is never looked up.
+3. **The browser runs in a network namespace of its own** whose only interface is its own loopback,
+   and whose one way out is the proxy's listener inside it (the Runner holds that socket; the
+   browser's first process is webcodex itself, which brings the loopback up, binds the listener,
+   hands it over and becomes the browser). This does not depend on Chromium honouring any switch:
+   no packet of any protocol — WebRTC's STUN, TURN over UDP or TCP, ICE checks to host candidates a
+   page names, QUIC, HTTP/3, WebTransport (which sends QUIC even with ` + "`--disable-quic`" + `), DNS queries
+   whose names carry data — can reach another host, this host's own loopback or any resolver. As
+   root the namespace is made alone; as another user it comes with a user namespace that maps only
+   that user's uid and gid to themselves, and Chromium's own sandbox runs nested inside it.
+   ` + "`webcodex doctor`" + ` says whether this containment is in force ("network containment").
 
-A denied origin is therefore unreachable, not only invisible: its server sees nothing. Not covered:
-DNS lookups Chromium makes for prefetching are off (` + "`--disable-background-networking`" + `), and names
-are resolved by the proxy, after the verdict.
+Where the system refuses namespaces (no unprivileged user namespaces, a seccomp filter), layer 3 is
+absent and doctor warns: the browser is then held to the proxy by switches only
+(` + "`--force-webrtc-ip-handling-policy=disable_non_proxied_udp`" + `, ` + "`--disable-quic`" + `). The attacks of the
+test above found nothing leaving in that mode, but an independent attack saw WebRTC's STUN and TURN
+datagrams (with a TURN ` + "`USERNAME`" + ` the page chose) reach a denied port despite the switches (Chromium
+156): in that mode what holds is only what Chromium honours. The proxy then listens on a loopback port, but carries
+connections only to allowed destinations, so another local process gains nothing by using it.
 
-In an attached browser nothing is blocked: the person's own browsing is theirs. What the agent does
-there is bounded by the frame rules above — nothing it types or clicks is delivered to a denied
-document or frame.
+A denied origin is therefore unreachable, not only invisible: its server sees nothing, by TCP or
+UDP. Tested in real Chromium against denied listeners that log every accept and every datagram,
+with an open-web browser as a control that does reach them.
+
+In an attached browser nothing is blocked and nothing is contained: the person's own browsing is
+theirs, with their browser's own network. Its pages can reach any host by any protocol, as they
+could before webcodex attached. What the agent does there is bounded by the frame rules above —
+nothing it types or clicks is delivered to a denied document or frame, and nothing a denied
+document holds is returned — but a page the agent is allowed to drive can still send what it has
+to wherever it likes.
 
 ## A shared Runner keeps each browser's creator's boundaries
 

@@ -185,14 +185,20 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 		o.release(removeProfile())
 		return localapi.BrowserInfo{}, fsm.Refuse(fsm.RequiresSetup, "a visible browser needs a display; pass --headless")
 	}
-	if !b.gate.OpenWeb() {
+	switch {
+	case b.gate.OpenWeb():
+	case platform.PrivateNetwork().Enabled:
+		// The proxy serves the listener the launch hands back.
+		lopts.PrivateNetwork = true
+		lopts.ExtraArgs = append(lopts.ExtraArgs, egressLaunchArgs(platform.PrivateNetworkProxyAddr)...)
+	default:
 		egress, err := startEgressProxy(b.gate)
 		if err != nil {
 			o.release(removeProfile())
 			return localapi.BrowserInfo{}, err
 		}
 		o.egress = egress
-		lopts.ExtraArgs = append(lopts.ExtraArgs, egress.launchArgs()...)
+		lopts.ExtraArgs = append(lopts.ExtraArgs, egressLaunchArgs(egress.ln.Addr().String())...)
 	}
 	// The launch's failure and every abort below fire failed: its effect,
 	// reap_process_tree, leaves no process of the group behind.
@@ -214,6 +220,9 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 		return abort(err)
 	}
 	o.proc = proc
+	if ln := proc.PrivateNetworkListener(); ln != nil {
+		o.egress = serveEgressProxy(b.gate, ln, maxEgressConns)
+	}
 	o.record = r.writeRecord(o, lopts)
 	if err := b.connect(proc); err != nil {
 		return abort(err)

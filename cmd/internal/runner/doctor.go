@@ -91,6 +91,7 @@ func Doctor(ctx context.Context) DoctorReport {
 	checks := []DoctorCheck{
 		checkChromium(ctx),
 		checkSandbox(),
+		checkNetworkContainment(),
 		checkStateDir(),
 		checkDisplay(),
 		checkAccessibility(ctx),
@@ -172,6 +173,22 @@ func checkSandbox() DoctorCheck {
 		c.Fix = "run webcodex as a normal user"
 	} else {
 		c.Fix = "allow unprivileged user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1), or use Chrome, whose setuid chrome-sandbox works without them"
+	}
+	return c
+}
+
+// checkNetworkContainment says which containment holds an owned browser
+// with an allowlist to its egress proxy.
+func checkNetworkContainment() DoctorCheck {
+	st := platform.PrivateNetwork()
+	if st.Enabled {
+		return DoctorCheck{Name: "network containment", Status: CheckOK,
+			Detail: "owned browsers with an allowlist run in a network namespace of their own: the egress proxy is their only way out, by any protocol"}
+	}
+	c := DoctorCheck{Name: "network containment", Status: CheckWarn,
+		Detail: "switches only: " + st.Reason + "; an owned browser with an allowlist can still send UDP (WebRTC, QUIC) to denied hosts"}
+	if os.Geteuid() != 0 {
+		c.Fix = "allow unprivileged user namespaces (e.g. sysctl kernel.unprivileged_userns_clone=1)"
 	}
 	return c
 }

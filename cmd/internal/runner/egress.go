@@ -49,6 +49,13 @@ const (
 // connections only to allowed destinations, so using it gives another
 // local process nothing it could not reach directly.
 //
+// Where the system allows it, the browser runs in a network namespace of its
+// own (platform.LaunchOptions.PrivateNetwork) and the proxy serves the one
+// listener inside it: nothing else leaves, whatever the protocol (WebRTC's
+// UDP, QUIC, DNS) and whatever Chromium does with its switches. Elsewhere
+// the proxy listens on a loopback port and the browser is held to it by
+// switches only (egressLaunchArgs).
+//
 // Its goroutines belong to it: Close stops the listener and every carried
 // connection and waits for them.
 type egressProxy struct {
@@ -77,23 +84,32 @@ func startEgressProxyBounded(gate *origin.Gate, max int) (*egressProxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runner: egress proxy: %w", err)
 	}
+	return serveEgressProxy(gate, ln, max), nil
+}
+
+// serveEgressProxy serves the proxy on ln, which it owns from then on.
+func serveEgressProxy(gate *origin.Gate, ln net.Listener, max int) *egressProxy {
 	ctx, cancel := context.WithCancel(context.Background())
 	var d net.Dialer
 	p := &egressProxy{ln: ln, gate: gate, dial: d.DialContext, ctx: ctx, cancel: cancel,
 		slots: make(chan struct{}, max), conns: map[net.Conn]struct{}{}}
 	p.wg.Add(1)
 	go p.serve()
-	return p, nil
+	return p
 }
 
-// launchArgs are the browser flags that route every connection through the
-// proxy: loopback too (Chromium bypasses proxies for loopback unless told
-// not to), and WebRTC's UDP only through the proxy, which carries none.
-func (p *egressProxy) launchArgs() []string {
+// egressLaunchArgs are the browser flags that route every connection
+// through the proxy at addr: loopback too (Chromium bypasses proxies for
+// loopback unless told not to), and WebRTC's UDP only through the proxy,
+// which carries none. In a private network they decide only which of the
+// browser's connections work; outside one they are all that holds it (and
+// WebRTC's UDP has been seen to leave despite them: Chromium 156).
+func egressLaunchArgs(addr string) []string {
 	return []string{
-		"--proxy-server=socks5://" + p.ln.Addr().String(),
+		"--proxy-server=socks5://" + addr,
 		"--proxy-bypass-list=<-loopback>",
 		"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+		"--webrtc-ip-handling-policy=disable_non_proxied_udp",
 	}
 }
 
