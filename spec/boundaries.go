@@ -178,5 +178,36 @@ request must arrive whole within 15 seconds; an idle keep-alive connection is cl
 
 Files come only from the one directory the owner named, after lexical and real-path confinement. A
 file with more than one hard link, or on another device than that directory, is refused: a hard link
-or a bind mount is how a file from elsewhere appears inside the directory.
+or a bind mount is how a file from elsewhere appears inside the directory. Only a regular file is
+sent: a FIFO, a socket, a device, a ` + "`/proc`" + ` or ` + "`/sys`" + ` file (by path or through a link) is refused at
+once, and the file is opened without following a link and without blocking, so nothing swapped in
+can hold the Runner. The browser never reads the path that was checked: the open file, if it is still
+the very file that was checked, is copied (at most 1 GiB) into a private staging directory of the
+page, and the browser is given the copy. Replacing the name afterwards, or between the check and the
+copy, changes nothing the page can read. The copies go when the page's surface closes.
+
+## Downloads
+
+An owned browser saves downloads only into its jail, a private directory of its own, under the
+name of the browser's id for each; the name a site suggests is shown only in the listing, after
+normalization: no directory part, slash and backslash look-alikes (` + "`∕ ／ ⁄ ⧸ ＼ ∖`" + ` …) turned into
+` + "`_`" + `, control and format characters (bidirectional overrides and isolates, zero-width marks) removed,
+no leading dot, at most 200 bytes. The same name is used when a download is saved.
+
+Bounds (one download: 256 MiB unless configured; the jail: four times that). Chromium writes the
+file itself, so webcodex enforces them by watching the browser's progress reports and cancelling:
+
+- A download is admitted only while a whole bound for every download in progress, plus what the
+  completed ones hold, still fits the jail's bound: at most four are written at once. One that does
+  not fit is cancelled as it starts (` + "`jail_full`" + `).
+- An admitted download is cancelled (` + "`over_cap`" + `) at the first progress report past its bound, and
+  its partial file removed.
+
+What holds on disk is therefore not "never more than the bound": between the report that passes the
+bound and the cancel, Chromium keeps writing, and a download cancelled at its start may have written
+before its cancel lands. Measured with eight parallel endless downloads from a local server under a
+4 MiB bound (TestParallelDownloadsAreBounded logs it), the largest file seen was 2.3× its bound
+and the jail 1.8× its bound. Every partial
+file is removed when its cancel lands, and the whole jail when the browser closes. An attached
+browser's downloads are the person's own: neither redirected, listed nor bounded.
 `

@@ -22,6 +22,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -97,6 +98,7 @@ type Page struct {
 	frameKeys map[cdproto.FrameID]string
 	children  map[cdproto.FrameID]child // cross-site iframe sessions by frame (target) id
 	dialog    *Dialog
+	staging   string        // the upload staging directory; made on first upload
 	dialogCh  chan struct{} // closed and replaced when a dialog opens
 	loading   bool          // the main frame is loading a document
 	loadCh    chan struct{} // closed and replaced when a main-frame load ends or navigation happens
@@ -251,6 +253,12 @@ func (p *Page) Close() error {
 	}
 	p.stop()
 	p.wg.Wait()
+	p.mu.Lock()
+	staging := p.staging
+	p.mu.Unlock()
+	if staging != "" {
+		os.RemoveAll(staging) // the copies of files uploaded into this page
+	}
 	return nil
 }
 

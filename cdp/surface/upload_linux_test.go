@@ -2,6 +2,7 @@ package surface
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,4 +108,77 @@ func sameDevice(t *testing.T, a, b string) bool {
 	_, da, _ := linksAndDevice(sa)
 	_, db, _ := linksAndDevice(sb)
 	return da == db
+}
+
+// TestUploadRefusesSpecialFilesAndSwaps: a FIFO (which a plain open would
+// block on), a unix socket, a device (a node made here where this user may,
+// and a link to /dev/null), /proc and /sys files by absolute path and by a
+// link inside the upload directory are all refused at once, naming no path.
+// The file the page reads is the file that was checked: replacing the
+// uploaded name by a link to a secret after the upload leaves the page
+// reading what was checked, and a swap inside the window between the check
+// and the copy (a link, then a FIFO) is refused, not followed.
+func TestUploadRefusesSpecialFilesAndSwaps(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
+	jail := t.TempDir()
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	writeFile(t, secret, "the secret outside the jail")
+	if err := syscall.Mkfifo(filepath.Join(jail, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", filepath.Join(jail, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	bad := []string{"fifo", "sock", "/proc/self/environ", "/sys/kernel/mm/transparent_hugepage/enabled", "proc", "sys", "null"}
+	symlink(t, "/proc/self/environ", filepath.Join(jail, "proc"))
+	symlink(t, "/sys/kernel/mm/transparent_hugepage/enabled", filepath.Join(jail, "sys"))
+	symlink(t, "/dev/null", filepath.Join(jail, "null"))
+	if syscall.Mknod(filepath.Join(jail, "zero"), syscall.S_IFCHR|0o600, 1<<8|5) == nil { // /dev/zero's numbers
+		bad = append(bad, "zero")
+	}
+	p, _ := testPage(t, "/controls", Options{UploadDir: jail})
+	ctx := tctx(t)
+	for _, name := range bad {
+		_, err := p.Upload(ctx, Target{Label: "Upload"}, name)
+		wantCode(t, err, fsm.UploadDenied)
+		if r, _ := fsm.AsRefusal(err); strings.Contains(r.Detail, "/") {
+			t.Fatalf("refusal of %s names a path: %q", name, r.Detail)
+		}
+	}
+
+	// After the upload: the name now leads to the secret; the page reads
+	// the checked bytes.
+	name := filepath.Join(jail, "report.txt")
+	writeFile(t, name, "checked")
+	r := must(p.Upload(ctx, Target{Label: "Upload"}, "report.txt"))(t)
+	if len(r.Files) != 1 || r.Files[0] != "report.txt" {
+		t.Fatalf("files = %v", r.Files)
+	}
+	if err := os.Remove(name); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, secret, name)
+	if got := jsString(t, p, `document.getElementById("up").files[0].text()`); got != "checked" {
+		t.Fatalf("the page read %q after the swap, want the checked bytes", got)
+	}
+
+	// Inside the window: checked, then swapped before the copy.
+	for _, swap := range []func(){
+		func() { os.Remove(name); symlink(t, secret, name) },
+		func() { os.Remove(name); syscall.Mkfifo(name, 0o600) },
+	} {
+		os.Remove(name)
+		writeFile(t, name, "checked")
+		real, checked, err := confine(jail, "report.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		swap()
+		if _, err := p.stage(real, checked); !fsm.IsCode(err, fsm.UploadDenied) {
+			t.Fatalf("a swap between the check and the copy = %v, want %s", err, fsm.UploadDenied)
+		}
+	}
 }

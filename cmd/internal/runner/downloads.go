@@ -116,6 +116,14 @@ func (b *Browser) jailDir(launchDir string) (string, error) {
 	return dir, nil
 }
 
+// downloadCap is the bound of one download.
+func (r *Runner) downloadCap() int64 {
+	if r.opts.MaxDownloadBytes > 0 {
+		return r.opts.MaxDownloadBytes
+	}
+	return DefaultMaxDownloadBytes
+}
+
 // jailDownloads points an owned browser's downloads at its jail before any
 // page can start one (at launch, on its one connection).
 func (b *Browser) jailDownloads(ctx context.Context, launchDir string) error {
@@ -126,10 +134,7 @@ func (b *Browser) jailDownloads(ctx context.Context, launchDir string) error {
 	if err != nil {
 		return err
 	}
-	limit := b.r.opts.MaxDownloadBytes
-	if limit <= 0 {
-		limit = DefaultMaxDownloadBytes
-	}
+	limit := b.r.downloadCap()
 	// The action in progress on the page that started a download reports
 	// it; each page ignores frames not its own.
 	began := func(ev browser.EventDownloadWillBegin) {
@@ -233,10 +238,34 @@ func (dl *downloads) begin(ev browser.EventDownloadWillBegin) string {
 		// Not listed (the list is bounded), only cancelled.
 		return reasonTooMany
 	}
+	// Each download in progress may grow to the bound (the kernel stops it
+	// there): one is admitted only while every one of them could, beside
+	// what completed ones hold, and the jail still stay within its bound.
+	full := dl.reservedLocked()+dl.cap > jailFactor*dl.cap
 	dl.byGUID[ev.GUID] = d
 	dl.order = append(dl.order, d)
 	dl.notifyLocked()
+	if full {
+		d.cancelling, d.reason = true, reasonJailFull
+		return reasonJailFull
+	}
 	return ""
+}
+
+// reservedLocked is what the jail may come to hold without admitting
+// another download: a whole bound for each download in progress (or being
+// cancelled, until its file is gone), what each completed one holds.
+func (dl *downloads) reservedLocked() int64 {
+	var n int64
+	for _, d := range dl.order {
+		switch d.state {
+		case downloadInProgress:
+			n += dl.cap
+		case downloadCompleted:
+			n += d.received
+		}
+	}
+	return n
 }
 
 // progress applies a progress event; a reason is returned when the
@@ -268,6 +297,9 @@ func (dl *downloads) progress(ev browser.EventDownloadProgress) string {
 		return ""
 	case browser.DownloadProgressStateCanceled:
 		d.state = downloadCanceled
+		if d.reason == "" && (d.received >= dl.cap || d.total > dl.cap) {
+			d.reason = reasonOverCap // its write stopped at the bound (EFBIG)
+		}
 		dl.removeFileLocked(d)
 		return ""
 	}
@@ -497,14 +529,36 @@ func moveFile(src, dst string) (int64, error) {
 	return n, os.Remove(src)
 }
 
-// safeFileName turns a site's suggested name into one plain file name:
-// no directories, no control characters, no leading dot, at most 200
+// slashLookalikes are characters a file name may show as a path separator:
+// each becomes '_' so that no listed name reads as a path.
+var slashLookalikes = strings.NewReplacer(
+	"\u2215", "_", // ∕ division slash
+	"\u2044", "_", // ⁄ fraction slash
+	"\uff0f", "_", // ／ fullwidth solidus
+	"\u29f8", "_", // ⧸ big solidus
+	"\u2571", "_", // ╱ box drawings diagonal
+	"\uff3c", "_", // ＼ fullwidth reverse solidus
+	"\u2216", "_", // ∖ set minus
+	"\u29f5", "_", // ⧵ reverse solidus operator
+	"\u29f9", "_", // ⧹ big reverse solidus
+)
+
+// safeFileName turns a site's suggested name into one plain file name,
+// before it reaches the listing or the disk: no directories, no character
+// that shows as a separator (slash look-alikes become '_'), no control or
+// format character (bidi overrides and isolates, zero-width marks: a name
+// that reads differently from what it is), no leading dot, at most 200
 // bytes; "download" when nothing is left.
 func safeFileName(s string) string {
 	s = filepath.Base(strings.ReplaceAll(s, `\`, "/"))
+	s = slashLookalikes.Replace(s)
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '/' || r == unicode.ReplacementChar {
+		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Co, unicode.Cs) || r == '/' || r == unicode.ReplacementChar ||
+			r == '\u2028' || r == '\u2029' {
 			return -1
+		}
+		if unicode.IsSpace(r) {
+			return ' '
 		}
 		return r
 	}, s)

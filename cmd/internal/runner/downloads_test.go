@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -225,14 +227,21 @@ func TestDownloadsWaitBound(t *testing.T) {
 // TestSafeFileName: a site's suggested name becomes one plain file name.
 func TestSafeFileName(t *testing.T) {
 	for in, want := range map[string]string{
-		"report.txt":             "report.txt",
-		"../../etc/passwd":       "passwd",
-		`..\\boot.ini`:           "boot.ini",
-		".bashrc":                "bashrc",
-		"":                       "download",
-		"..":                     "download",
-		"a\x00b\nc.txt":          "abc.txt",
-		strings.Repeat("é", 150): strings.Repeat("é", 100),
+		"report.txt":                  "report.txt",
+		"../../etc/passwd":            "passwd",
+		`..\\boot.ini`:                "boot.ini",
+		".bashrc":                     "bashrc",
+		"":                            "download",
+		"..":                          "download",
+		"a\x00b\nc.txt":               "abc.txt",
+		strings.Repeat("é", 150):      strings.Repeat("é", 100),
+		"a\u2215b\uff0fc\u2044d.txt":  "a_b_c_d.txt",
+		"..\uff0f..\uff0fetc":         "_.._etc",
+		"\uff3cx\u2216y":              "_x_y",
+		"invoice\u202egnp.exe":        "invoicegnp.exe",
+		"a\u2066b\u2069\u200bc\ufeff": "abc",
+		"tab\there\u00a0x":            "tabhere x",
+		"\u202e.bashrc":               "bashrc",
 	} {
 		if got := safeFileName(in); got != want {
 			t.Errorf("safeFileName(%q) = %q, want %q", in, got, want)
@@ -280,5 +289,135 @@ func TestManagedDownloadsGoAtClose(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "data")); err != nil {
 		t.Fatalf("the profile went with the downloads: %v", err)
+	}
+}
+
+// TestParallelDownloadsAreBounded: eight downloads that would never end
+// start at once under a 4 MiB bound. A download is admitted only while a
+// whole bound for each one in progress still fits the jail's bound, so at
+// most four are written at a time; the others are cancelled at their start
+// (jail_full), the admitted ones once a progress report passes the bound
+// (over_cap). Each ends cancelled, its request ends, the jail is empty
+// after, and the browser still answers. A sampler reads the jail as fast as
+// it can while they run and logs the largest file and the largest jail it
+// saw against their bounds (the overshoot: Chromium writes the file itself,
+// and a cancel lands after the report that passes the bound).
+func TestParallelDownloadsAreBounded(t *testing.T) {
+	t.Parallel() // its own Runner and browser
+	const limit, n = 4 << 20, 8
+	var served sync.WaitGroup
+	mux := http.NewServeMux()
+	var links strings.Builder
+	for i := range n {
+		fmt.Fprintf(&links, `<a href="/huge%d">Get %d</a> `, i, i)
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>files</title>`+links.String())
+	})
+	for i := range n {
+		mux.HandleFunc(fmt.Sprintf("/huge%d", i), func(w http.ResponseWriter, r *http.Request) {
+			served.Add(1)
+			defer served.Done()
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="huge%d.bin"`, i))
+			chunk := make([]byte, 256<<10)
+			for { // no length sent, never ends by itself
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		})
+	}
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: (&logSink{}).logf, MaxDownloadBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		r.Shutdown(ctx)
+	})
+	ctx := context.Background()
+	b, err := r.Launch(ctx, localapi.LaunchRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r.Open(ctx, localapi.OpenRequest{Browser: b.ID, URL: srv.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, err := r.browser(b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jail := ob.dl.dir
+
+	// The sampler: the largest file and the largest jail it ever saw.
+	var maxFile, maxJail atomic.Int64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			entries, _ := os.ReadDir(jail)
+			var sum int64
+			for _, e := range entries {
+				if fi, err := e.Info(); err == nil {
+					sum += fi.Size()
+					if fi.Size() > maxFile.Load() {
+						maxFile.Store(fi.Size())
+					}
+				}
+			}
+			if sum > maxJail.Load() {
+				maxJail.Store(sum)
+			}
+		}
+	}()
+	for i := range n {
+		if _, err := r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: fmt.Sprintf("Get %d", i)}}); err != nil {
+			t.Fatalf("click %d: %v", i, err)
+		}
+	}
+	list, err := r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, WaitMS: 30000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(stop)
+	<-sampled
+	refused := 0
+	for _, d := range list.Downloads {
+		if d.State != downloadCanceled || (d.Reason != reasonOverCap && d.Reason != reasonJailFull) {
+			t.Errorf("download %+v: want canceled, over_cap or jail_full", d)
+		}
+		if d.Reason == reasonJailFull {
+			refused++
+		}
+	}
+	if len(list.Downloads) != n {
+		t.Errorf("%d downloads listed, want %d", len(list.Downloads), n)
+	}
+	t.Logf("largest file seen %.2f× its bound, largest jail %.2f× its bound; %d of %d refused at their start",
+		float64(maxFile.Load())/limit, float64(maxJail.Load())/(jailFactor*limit), refused, n)
+	done := make(chan struct{})
+	go func() { served.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("a cancelled download's request never ended")
+	}
+	eventuallyT(t, 10*time.Second, "the jail is emptied", func() bool {
+		got, _ := os.ReadDir(jail)
+		return len(got) == 0
+	})
+	if _, err := r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "1+1"}); err != nil {
+		t.Fatalf("the browser is not answering after its writes hit the bound: %v", err)
 	}
 }
