@@ -260,3 +260,42 @@ func TestCoversRefusesEveryScopeFieldWidened(t *testing.T) {
 		})
 	}
 }
+
+// TestRevalidateSeesAnEndedGrantTheBrokerStillHolds: the broker's map still
+// names the grant after it ended on its own (idle expiry, or a revoke of
+// the grant itself): a reconnect's revalidation is refused from the
+// grant's final state, which stays final, not waved through because the
+// map entry is the same pointer.
+func TestRevalidateSeesAnEndedGrantTheBrokerStillHolds(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		end   func(*Grant, *clock)
+		code  fsm.Code
+		state GrantState
+	}{
+		{"idle expiry", func(_ *Grant, c *clock) { c.now = c.now.Add(IdleExpiry) }, fsm.ConsentRequired, GrantIdleExpired},
+		{"revoked", func(g *Grant, _ *clock) { g.Revoke() }, fsm.ConsentRevoked, GrantRevokedState},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, clk := newTestBroker()
+			r, _ := b.NewRequest(testScope(), "attach")
+			b.Approve(r.ID)
+			g, err := b.Use(r.ID, testScope())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Revalidate("b1", g); err != nil {
+				t.Fatalf("revalidate of the live grant: %v", err)
+			}
+			c.end(g, clk)
+			for range 2 { // and again: the final state is not left
+				if err := b.Revalidate("b1", g); !fsm.IsCode(err, c.code) {
+					t.Fatalf("revalidate after %s = %v, want %s", c.name, err, c.code)
+				}
+				if g.State() != c.state {
+					t.Fatalf("state %s, want %s", g.State(), c.state)
+				}
+			}
+		})
+	}
+}

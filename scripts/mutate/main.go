@@ -170,6 +170,8 @@ var mutations = []mutation{
 		[]patch{{"case EffectCancelled, EffectFailed, EffectReconciledNo:\n\t\t\tl.forgetLocked(key)", "case EffectCancelled, EffectFailed:\n\t\t\tl.forgetLocked(key)"}}, leasePkgs},
 	{"ledger: a cancel while the send is in flight recorded as cancelled", "cancel in flight", "lease/ledger.go",
 		[]patch{{"EffectCancel); ferr != nil {\n\t\treturn ferr", "EffectCancel); ferr != nil && !fsm.IsCode(ferr, fsm.TransitionRefused) {\n\t\treturn ferr"}}, leasePkgs},
+	{"broker: revalidation trusts the map entry of an ended grant", "final state hidden by bookkeeping", "consent/approval.go",
+		[]patch{{"\treturn g.Use(b.now())\n}", "\t_ = g.Use(b.now()) // the map still names it: live\n\treturn nil\n}"}}, consentPkgs},
 }
 
 type result struct {
