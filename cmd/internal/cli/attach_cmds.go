@@ -97,14 +97,33 @@ func NewCmdApprove(f *Factory) *cobra.Command {
 		Short: "Approve (or --deny) a pending attach request: interactive terminal only",
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if !isTerminal(f.IO.In) || !isTerminal(f.IO.Out) {
-				return fsm.Refuse(fsm.ApprovalInvalid, "approval needs a person at an interactive terminal (stdin and stdout must be a TTY)")
-			}
 			ctx, cancel := context.WithTimeout(context.Background(), consentAnswerTimeout)
 			defer cancel()
-			c, err := f.Client(ctx)
+			// Where the request lives: the Runner daemon, or an embedded
+			// `webcodex mcp` server (which has its own approve). Asking
+			// starts no Runner.
+			c, err := f.RunningClient(ctx)
 			if err != nil {
 				return err
+			}
+			held := false
+			if c != nil {
+				actx, acancel := context.WithTimeout(ctx, 5*time.Second)
+				_, aerr := localapi.Approval.Call(actx, c, localapi.ApprovalRequest{ID: args[0]})
+				acancel()
+				held = aerr == nil
+			}
+			if !held && cmdutil.MCPHasApproval(ctx, args[0]) {
+				ref := fsm.Refusef(fsm.ApprovalInvalid, "approval request %s belongs to a running `webcodex mcp` server, not the Runner", args[0])
+				ref.Next = fmt.Sprintf("webcodex mcp approve %s", args[0])
+				ref.ApprovalID = args[0]
+				return ref
+			}
+			if c == nil {
+				return fsm.Refusef(fsm.ApprovalInvalid, "no Runner is running and no `webcodex mcp` server has approval request %s (it may have expired): run the attach again for a fresh one", args[0])
+			}
+			if !isTerminal(f.IO.In) || !isTerminal(f.IO.Out) {
+				return fsm.Refuse(fsm.ApprovalInvalid, "approval needs a person at an interactive terminal (stdin and stdout must be a TTY)")
 			}
 			return cmdutil.RunApproval(ctx, f.IO.In, f.IO.Out, c, args[0], deny, "Run the same `webcodex attach` again to connect.")
 		},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -114,4 +115,35 @@ func readPassword(prompt string) ([]byte, error) {
 		return nil, nil
 	}
 	return password, err
+}
+
+// MCPApprovalDir is where each embedded `webcodex mcp` server's approval
+// socket lives, under the state root (one directory per server).
+const MCPApprovalDir = "mcp"
+
+// maxMCPApprovalSockets bounds the sockets MCPHasApproval asks.
+const maxMCPApprovalSockets = 64
+
+// MCPHasApproval reports whether a running `webcodex mcp` server (not the
+// Runner daemon) holds the pending approval request id, asking each
+// server's approval socket for at most 2 s.
+func MCPHasApproval(ctx context.Context, id string) bool {
+	dir, err := stateDir()
+	if err != nil {
+		return false
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, MCPApprovalDir))
+	for i, e := range entries {
+		if i >= maxMCPApprovalSockets || !e.IsDir() {
+			continue
+		}
+		c := localapi.NewClient(filepath.Join(dir, MCPApprovalDir, e.Name()))
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := localapi.Approval.Call(cctx, c, localapi.ApprovalRequest{ID: id})
+		cancel()
+		if err == nil {
+			return true
+		}
+	}
+	return false
 }
