@@ -45,7 +45,8 @@ the allowed page is a cookie of the whole host, as it is in any browser.
 - Snapshots and refs: a frame whose origin the gate denies is not entered (its isolated world is never
   created), so it has no outline and no refs.
 - Screenshots: the boxes of denied frames are painted over before the image leaves the Runner; the
-  frame set is read again after the capture and a capture during which it changed is discarded.
+  frame set is read again after the capture and a capture during which it changed is discarded; a
+  view transition's snapshot, which can show frames already removed, is waited out or refused (below).
 - Keys: a key press without a target is refused when focus is inside a denied frame.
 - Pointer input: every mouse dispatch is hit-tested at its point; a point that lands in a denied frame
   is refused. The coordinate tools (browser_mouse_*_xy, down, up, wheel) are judged the same way at
@@ -62,6 +63,51 @@ the allowed page is a cookie of the whole host, as it is in any browser.
 - Raw CDP: under any allowlist the stricter tier of [cdp-policy.md](cdp-policy.md) applies — no
   command takes a node, object or context id, nothing plants code for later documents, nothing
   serializes the page with its frames, and raw ` + "`Input.*`" + ` is withheld.
+
+## No painted copy of a denied frame
+
+A screenshot masks the boxes where denied frames are. A renderer can also copy what a frame painted
+and show the copy elsewhere, or after the frame is gone. Every such path found in Chromium 156, and
+how each is closed (for owned and attached browsers alike unless said):
+
+- **View transitions** — ` + "`document.startViewTransition`" + ` (same document), ` + "`element.startViewTransition`" + `
+  (scoped, shipped in 156) and ` + "`@view-transition { navigation: auto }`" + ` (cross-document, same-origin
+  navigations) draw a snapshot of the old rendering, frames included, after the frames are removed.
+  No switch turns them off: ` + "`--disable-blink-features=ViewTransition`" + ` leaves both
+  ` + "`startViewTransition`" + ` functions defined (measured), and 156 has no runtime feature for scoped or
+  cross-document ones. So every capture detects them, in every allowed document (same-origin frames
+  and allowed cross-origin frames included): an element matching ` + "`:active-view-transition`" + ` (the
+  root for a document transition, the scope for a scoped one) in the document, its open shadow roots
+  and its closed ones (found through ` + "`DOM.describeNode`" + ` with pierce and handed to the surface's world),
+  or an animation of a ` + "`::view-transition`" + ` pseudo-element. A check runs in each sample and at every
+  animation frame between the two samples of a capture, so one that starts and ends during the capture is seen.
+  A transition found before the capture is waited out for at most 3 s, then the screenshot is refused
+  (` + "`origin_denied`" + `); one seen during the capture discards it (retried, then refused). A full-page
+  capture resizes the viewport, which makes Chromium skip a running transition (measured). Tested:
+  page-driven and agent-driven (evaluate) transitions of the document, of a scope, of a scope in an
+  open and in a closed shadow root, and a cross-document one, each holding the snapshot for a minute
+  (the browser's own capture shows the denied pages; every screenshot is refused or shows none of
+  them), and a short one waited out. Not covered: closed shadow roots inside same-origin child
+  frames' documents (only the frame document the surface's world lives in is described); a document
+  too large to describe in one CDP message (its closed roots go unchecked); a document with more than
+  256 closed shadow roots is taken to show a transition (refused); a transition without animations
+  in a same-origin child frame's closed shadow root without animations, begun and ended within one capture.
+- **Backdrop filters, CSS filters, reflections** — an element with ` + "`backdrop-filter`" + ` over a masked frame
+  is masked too; ` + "`filter`" + ` lengths widen a mask; an SVG filter or ` + "`-webkit-box-reflect`" + ` on a denied frame
+  or its ancestors refuses the screenshot (tested in the mask's own attack tests).
+- **` + "`element()`" + ` / ` + "`-moz-element()`" + `** (paint an element as an image): not in Chromium 156
+  (` + "`CSS.supports('background-image: element(#a)')`" + ` is false, measured).
+- **Canvas** — ` + "`drawImage`" + ` takes no frame; a cross-origin image or video taints the canvas. HTML-in-canvas
+  (` + "`drawElementImage`" + `, ` + "`layoutsubtree`" + `) is not in Chromium 156 (measured undefined).
+- **Screen and tab capture** (` + "`getDisplayMedia`" + `, Region and Element Capture, ` + "`captureStream`" + ` of a
+  tab) needs the person's choice in a picker; raw ` + "`Page.startScreencast`" + ` and ` + "`Page.captureScreenshot`" + ` are
+  withheld under an allowlist. Not tested here.
+- **Picture-in-picture and document picture-in-picture** draw in a window of their own, which the
+  page's screenshot does not capture; a frame moved there is gone from the page. Not tested here.
+- **Print and PDF**: raw ` + "`Page.printToPDF`" + ` and ` + "`Page.captureSnapshot`" + ` are withheld under an allowlist.
+- **Paint holding and the back/forward cache**: a restored page's frames are sampled like any
+  frame. Whether a capture taken while a navigation holds the old page's last frame on screen can
+  copy that frame is not tested.
 
 ## Diagnostics carry their origin
 

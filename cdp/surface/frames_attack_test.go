@@ -51,7 +51,7 @@ type attackSites struct {
 	hit  chan struct{}       // closed and replaced on every report
 }
 
-func newAttackSites(t *testing.T) *attackSites {
+func newAttackSites(t testing.TB) *attackSites {
 	t.Helper()
 	s := &attackSites{secret: "wcsecret" + randomHex(8), logs: map[string][]string{}, hit: make(chan struct{})}
 	serve := func(h func(http.ResponseWriter, *http.Request)) *httptest.Server {
@@ -186,7 +186,7 @@ document.getElementById('mine').addEventListener('focus', () => { if (window.ste
 <input aria-label="Allowed field" style="position:absolute;left:0;top:320px">
 <div style="position:absolute;top:360px">%s</div><script>window.clicks = [];</script>`), green, b.String())
 	default:
-		http.NotFound(w, r)
+		s.serveViewTransitions(w, r)
 	}
 }
 
@@ -274,7 +274,9 @@ func TestScreenshotMasksDeniedFrames(t *testing.T) {
 		framesLoaded(t, p)
 		return p
 	}
-	ctx := tctx(t)
+	// Eight captures of a page with eleven frames on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 
 	control := open(nil)
 	shot := must(control.Screenshot(ctx, ScreenshotOptions{}))(t)

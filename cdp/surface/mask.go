@@ -10,9 +10,11 @@ import (
 	"image/png"
 	"math"
 	"reflect"
+	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -46,6 +48,20 @@ import (
 //   - the boxes map to image pixels by the image's size over the viewport's
 //     (device scale and zoom included), rounded outwards with one pixel to
 //     spare. A pinch-zoomed page with something to mask is refused.
+//
+// A view transition draws a snapshot: a copy of what the document painted,
+// frames of other origins included, shown after those frames are gone
+// (document.startViewTransition(() => remove the frames)), where no mask
+// can follow them. No Chromium 156 switch turns view transitions off
+// (--disable-blink-features=ViewTransition leaves startViewTransition
+// defined), so every mode detects them: each sample asks every allowed
+// document whether a transition is shown (document, cross-document or
+// scoped, through open and closed shadow roots), and from the first sample
+// to the second a watch at every animation frame in each allowed document
+// records one that starts and ends in between. A transition before the capture is waited out (bounded by
+// viewTransitionWait, then refused); one seen during it discards the
+// capture. See spec/boundaries.md for every path by which a renderer
+// copies painted content.
 //
 // The capture is kept only when the second sample, taken a frame later,
 // equals the first (the frames, their boxes, the loaders of the allowed
@@ -112,13 +128,48 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, err
 		// An element beyond the viewport is cut from a full-page capture.
 		full = box.x < 0 || box.y < 0 || box.x+box.w > vp.w || box.y+box.h > vp.h
 	}
-	for attempt := 0; attempt < 2; attempt++ {
+	var last error
+	for attempt := 0; attempt < 3; attempt++ {
 		png, err := p.captureOnce(ctx, full, o.Target)
-		if !errors.Is(err, errLayoutChanged) {
+		switch {
+		case errors.Is(err, errViewTransition):
+			if err := p.awaitNoViewTransition(ctx); err != nil {
+				return nil, err
+			}
+		case !errors.Is(err, errLayoutChanged):
 			return png, err
 		}
+		last = err
+	}
+	if errors.Is(last, errViewTransition) {
+		return nil, refuseViewTransition()
 	}
 	return nil, fsm.Refuse(fsm.BindingStale, "the page's frames moved or navigated during the capture; the screenshot was discarded")
+}
+
+// awaitNoViewTransition waits, frame by frame, until no allowed document
+// shows a view transition, for at most viewTransitionWait.
+func (p *Page) awaitNoViewTransition(ctx context.Context) error {
+	wctx, cancel := context.WithTimeout(ctx, viewTransitionWait)
+	defer cancel()
+	for {
+		l, err := p.sampleLayout(wctx, "")
+		if err == nil && !l.Transition {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if wctx.Err() != nil {
+			return refuseViewTransition()
+		}
+		if err != nil && !errors.Is(err, errWorldGone) && wctx.Err() == nil {
+			return p.readErr(ctx, err)
+		}
+		if w, err := p.mainWorld(wctx); err == nil {
+			_, _ = invoke(wctx, p, w, jsAfterFrame, none{})
+		}
+	}
 }
 
 // inBackground reports whether the page's tab is hidden behind another,
@@ -140,6 +191,18 @@ func (p *Page) inBackground(ctx context.Context) bool {
 
 // errLayoutChanged says the two layout samples of a capture differ.
 var errLayoutChanged = errors.New("surface: the layout changed during the capture")
+
+// errViewTransition says a view transition was shown around the capture.
+var errViewTransition = errors.New("surface: a view transition was shown during the capture")
+
+// viewTransitionWait bounds the wait for a page's view transition to end
+// before a capture: a page can hold one on screen as long as it likes.
+const viewTransitionWait = 3 * time.Second
+
+// refuseViewTransition is the refusal of a capture a view transition spoils.
+func refuseViewTransition() error {
+	return fsm.Refusef(fsm.OriginDenied, "the page is showing a view transition, whose snapshot can hold frames of origins that are not allowed and cannot be masked; it did not end within %s and the screenshot is refused", viewTransitionWait)
+}
 
 // rect is a box in CSS pixels of the page viewport.
 type rect struct{ x, y, w, h float64 }
@@ -206,12 +269,16 @@ func (p *Page) captureOnce(ctx context.Context, full bool, t *Target) ([]byte, e
 		}
 		box = &b
 	}
-	before, err := p.sampleLayout(ctx)
+	before, err := p.sampleLayout(ctx, "start")
 	if errors.Is(err, errWorldGone) {
 		return nil, errLayoutChanged
 	}
 	if err != nil {
 		return nil, p.readErr(ctx, err)
+	}
+	if before.Transition {
+		p.stopTransitionWatch(ctx)
+		return nil, errViewTransition
 	}
 	shot, err := cdproto.Call(ctx, p.sess, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
 	if isContextGone(err) {
@@ -227,7 +294,10 @@ func (p *Page) captureOnce(ctx context.Context, full bool, t *Target) ([]byte, e
 	if w, err := p.mainWorld(ctx); err == nil {
 		_, _ = invoke(ctx, p, w, jsAfterFrame, none{})
 	}
-	after, err := p.sampleLayout(ctx)
+	after, err := p.sampleLayout(ctx, "stop")
+	if err == nil && after.Transition {
+		return nil, errViewTransition
+	}
 	if errors.Is(err, errWorldGone) || (err == nil && !reflect.DeepEqual(before, after)) || changed() {
 		return nil, errLayoutChanged
 	}
@@ -335,15 +405,109 @@ func (p *Page) fitViewport(ctx context.Context) (func(), error) {
 	return restore, nil
 }
 
+// maxClosedRoots bounds the closed shadow roots handed to one world for
+// the view transition check; a document with more is taken to show one.
+const maxClosedRoots = 256
+
+// errTooManyClosedRoots says a document holds more closed shadow roots
+// than are checked.
+var errTooManyClosedRoots = errors.New("surface: too many closed shadow roots")
+
+// keepClosedRoots hands every closed shadow root of w's document to the
+// page script, which cannot reach them itself: a scoped view transition
+// inside one is seen only there. They are found by one DOM.describeNode of
+// the whole document with pierce, and handed over one by one
+// (DOM.resolveNode into w). Roots in same-origin child frames' documents
+// are not handed over (see spec/boundaries.md). A document that cannot be
+// described (too large for one message) is left as it is.
+func (p *Page) keepClosedRoots(ctx context.Context, w *world) error {
+	if _, err := invoke(ctx, p, w, jsClosedRoot, closedRootArgs{Reset: true}); err != nil {
+		return err
+	}
+	ep := w.evaluate("document")
+	ep.Silent = new(true)
+	res, err := p.evaluateIn(ctx, w, "document", ep)
+	if err != nil {
+		return err
+	}
+	if res.Result == nil || res.Result.ObjectID == "" {
+		return nil
+	}
+	defer p.release(ctx, w.sess, res.Result.ObjectID)
+	d, err := cdproto.Call(ctx, w.sess, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: res.Result.ObjectID, Depth: new(int64(-1)), Pierce: new(true)})
+	if err != nil || d.Node == nil {
+		return nil
+	}
+	var roots []cdproto.BackendNodeID
+	var walk func(n *cdproto.Node)
+	walk = func(n *cdproto.Node) {
+		for _, sr := range n.ShadowRoots {
+			if sr.ShadowRootType == cdproto.ShadowRootTypeClosed {
+				roots = append(roots, sr.BackendNodeID)
+			}
+			walk(sr)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+		for _, c := range n.PseudoElements {
+			walk(c)
+		}
+		if n.TemplateContent != nil {
+			walk(n.TemplateContent)
+		}
+	}
+	walk(d.Node)
+	if len(roots) > maxClosedRoots {
+		return errTooManyClosedRoots
+	}
+	for _, id := range roots {
+		obj, err := cdproto.Call(ctx, w.sess, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: w.ctx})
+		if err != nil || obj.Object == nil {
+			return errTooManyClosedRoots // a root that cannot be handed over is not checked: say shown
+		}
+		call := runtime.CallFunctionOnParams{
+			FunctionDeclaration: p.closedRootFn(),
+			Arguments:           []*runtime.CallArgument{{ObjectID: obj.Object.ObjectID}, {Value: []byte(quoteJS(w.nonce))}},
+			Silent:              new(true),
+			ReturnByValue:       new(true),
+		}
+		if w.uid != "" {
+			call.UniqueContextID = w.uid
+		} else {
+			call.ExecutionContextID = w.ctx
+		}
+		_, err = cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, call)
+		p.release(ctx, w.sess, obj.Object.ObjectID)
+		if err != nil {
+			if isContextGone(err) {
+				p.dropWorld(w)
+				return errWorldGone
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// stopTransitionWatch stops the view transition watch a first sample
+// started (it also stops by itself).
+func (p *Page) stopTransitionWatch(ctx context.Context) {
+	_, _ = p.sampleLayout(ctx, "stop")
+}
+
 // layout is one sample of what a capture shows. Two equal samples around a
 // capture mean the masks computed from the first fit it.
 type layout struct {
-	Loaders   map[cdproto.FrameID]cdproto.LoaderID // every allowed frame's document
-	View      rect                                 // innerWidth x innerHeight
-	Scroll    [2]float64
-	Visual    [3]float64 // visual viewport offset and scale
-	Frames    []shotFrame
-	Backdrops []rect
+	// Transition says an allowed document shows a view transition, or its
+	// watch saw one since the first sample.
+	Transition bool
+	Loaders    map[cdproto.FrameID]cdproto.LoaderID // every allowed frame's document
+	View       rect                                 // innerWidth x innerHeight
+	Scroll     [2]float64
+	Visual     [3]float64 // visual viewport offset and scale
+	Frames     []shotFrame
+	Backdrops  []rect
 }
 
 // shotFrame is one cross-origin frame in a sample.
@@ -355,9 +519,16 @@ type shotFrame struct {
 	Spread  float64 // how far filters spread its pixels; -1 unbounded
 }
 
+// frameLayoutArgs asks frameLayout to start or stop its view transition
+// watch ("start", "stop", or "" for neither).
+type frameLayoutArgs struct {
+	Watch string `json:"watch,omitempty"`
+}
+
 // frameBoxes is what the page's frameLayout returns.
 type frameBoxes struct {
 	pageErr
+	VT     bool `json:"vt"`
 	Frames []struct {
 		Key         string  `json:"key"`
 		X           float64 `json:"x"`
@@ -395,8 +566,8 @@ func (t xform) rect(x, y, w, h float64) rect {
 }
 
 // sampleLayout samples the admitted main document and the allowed frames
-// in it.
-func (p *Page) sampleLayout(ctx context.Context) (*layout, error) {
+// in it; watch starts or stops their view transition watches.
+func (p *Page) sampleLayout(ctx context.Context, watch string) (*layout, error) {
 	w, err := p.mainWorld(ctx)
 	if err != nil {
 		return nil, err
@@ -406,7 +577,7 @@ func (p *Page) sampleLayout(ctx context.Context) (*layout, error) {
 	}
 	l := &layout{Loaders: map[cdproto.FrameID]cdproto.LoaderID{}}
 	if p.opts.Judge == nil {
-		r, err := invoke(ctx, p, w, jsFrameLayout, none{})
+		r, err := invoke(ctx, p, w, jsFrameLayout, frameLayoutArgs{})
 		if err != nil {
 			return nil, err
 		}
@@ -424,7 +595,7 @@ func (p *Page) sampleLayout(ctx context.Context) (*layout, error) {
 			l.Loaders[fid] = n.loader
 		}
 	}
-	if err := p.layoutIn(ctx, w, idx, l, xform{1, 1, 0, 0}, 0, nil, 0); err != nil {
+	if err := p.layoutIn(ctx, w, idx, l, xform{1, 1, 0, 0}, 0, nil, 0, watch); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -433,9 +604,18 @@ func (p *Page) sampleLayout(ctx context.Context) (*layout, error) {
 // layoutIn samples world w, whose viewport maps to the page's by t and is
 // clipped to clip (nil in the main document); spread is how far filters
 // around w's frame spread it.
-func (p *Page) layoutIn(ctx context.Context, w *world, idx frameIndex, l *layout, t xform, spread float64, clip *rect, depth int) error {
+func (p *Page) layoutIn(ctx context.Context, w *world, idx frameIndex, l *layout, t xform, spread float64, clip *rect, depth int, watch string) error {
 	p.tagChildFrames(ctx, w)
-	r, err := invoke(ctx, p, w, jsFrameLayout, none{})
+	closedUnchecked := false
+	if watch != "stop" {
+		switch err := p.keepClosedRoots(ctx, w); {
+		case errors.Is(err, errTooManyClosedRoots):
+			closedUnchecked = true
+		case err != nil:
+			return err
+		}
+	}
+	r, err := invoke(ctx, p, w, jsFrameLayout, frameLayoutArgs{Watch: watch})
 	if err != nil {
 		return err
 	}
@@ -443,6 +623,7 @@ func (p *Page) layoutIn(ctx context.Context, w *world, idx frameIndex, l *layout
 		p.dropWorld(w)
 		return errWorldGone
 	}
+	l.Transition = l.Transition || r.VT || closedUnchecked
 	if clip == nil {
 		l.View, l.Scroll, l.Visual = rect{0, 0, r.VW, r.VH}, [2]float64{r.ScrollX, r.ScrollY}, [3]float64{r.VVX, r.VVY, r.VVS}
 	}
@@ -485,7 +666,7 @@ func (p *Page) layoutIn(ctx context.Context, w *world, idx frameIndex, l *layout
 		}
 		inner := xform{t.sx * sx, t.sy * sy, t.dx + f.CX*t.sx, t.dy + f.CY*t.sy}
 		box := sf.Box
-		if err := p.layoutIn(ctx, cw, idx, l, inner, sf.Spread, &box, depth+1); err != nil {
+		if err := p.layoutIn(ctx, cw, idx, l, inner, sf.Spread, &box, depth+1, watch); err != nil {
 			return err
 		}
 	}

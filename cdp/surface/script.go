@@ -83,8 +83,11 @@ var (
 	jsSettle      = jsFn[settleArgs, settleResult]{name: "settle", await: true}
 	jsHitFrame    = jsFn[pointArgs, reachResult]{name: "hitFrame"}
 	jsFocusFrame  = jsFn[none, reachResult]{name: "focusFrame"}
-	jsFrameLayout = jsFn[none, frameBoxes]{name: "frameLayout"}
+	jsFrameLayout = jsFn[frameLayoutArgs, frameBoxes]{name: "frameLayout"}
 	jsAfterFrame  = jsFn[none, afterFrameResult]{name: "afterFrame", await: true}
+	// closedRoot forgets the closed shadow roots kept; called with a root
+	// as its element (closedRootFn), it keeps one: see keepClosedRoots.
+	jsClosedRoot = jsFn[closedRootArgs, bool]{name: "closedRoot"}
 	// Entry points whose result is kept as a remote object (elements).
 	jsClosedHosts    = jsObj{name: "closedHosts"}
 	jsPendingElement = jsObj{name: "pendingElement"}
@@ -231,6 +234,9 @@ type (
 		X     float64 `json:"x"`
 		Y     float64 `json:"y"`
 	}
+	closedRootArgs struct {
+		Reset bool `json:"reset"`
+	}
 	afterFrameResult struct {
 		pageErr
 		Frame bool `json:"frame"`
@@ -284,6 +290,12 @@ func (p *Page) callExpr(w *world, name, argJSON string) string {
 // argument) with a frame key, through the same entry as every call.
 func (p *Page) tagFrameFn() string {
 	return "function(el, n, k){ return " + p.global + ".call(" + quoteJS(jsTagFrame) + ", n, {key: k}, el); }"
+}
+
+// closedRootFn is the function declaration that hands a closed shadow root
+// (its first argument) to the page script.
+func (p *Page) closedRootFn() string {
+	return "function(r, n){ return " + p.global + ".call(" + quoteJS(jsClosedRoot.name) + ", n, {}, r); }"
 }
 
 // evaluateIn sends a Runtime.evaluate to w and classifies its failures:

@@ -32,4 +32,8 @@ const W = {
   folds: new Map(),         // snapshot id -> folded runs: [{els: WeakRef[], first, total}]
   closed: [],          // candidate hosts of closed shadow roots of the last snapshot
   pending: null,       // element of the action in progress
+  vtWatch: 0,          // frames left to the view transition watch of a capture (96-reach.js)
+  vtSeen: false,       // the watch saw a view transition
+  /** @type {WeakRef<ShadowRoot>[]} */
+  closedRoots: [],     // closed shadow roots Go found (closedRoot, 96-reach.js)
 };

@@ -105,6 +105,72 @@ function transformed(el) {
   return false;
 }
 
+// viewTransitionShown reports whether a view transition may be showing a
+// snapshot of this document or of a same-origin frame in it. A snapshot is
+// a copy of what was painted, frames of other origins included, drawn after
+// those frames have gone: no mask can follow them. Seen by the scope that
+// matches :active-view-transition (the document's root for a document
+// transition, same- or cross-document, the scope element for a scoped one,
+// found through open shadow roots when deep) or by an animation of a
+// ::view-transition pseudo-element (which reaches scopes in closed shadow
+// roots), or in a closed shadow root Go handed over (closedRoot).
+function viewTransitionShown(deep) {
+  for (const r of W.closedRoots) {
+    const root = r.deref();
+    if (root && root.host && root.host.isConnected && root.querySelector(':active-view-transition')) return true;
+  }
+  const docs = [document];
+  for (let i = 0; i < docs.length && i < 4096; i++) {
+    const d = docs[i];
+    try {
+      if (d.querySelector(':active-view-transition')) return true;
+      // getAnimations updates style: in the samples only, not every frame.
+      if (deep && d.getAnimations().some(an => { const fx = an.effect; return !!(fx && fx.pseudoElement && fx.pseudoElement.startsWith('::view-transition')); })) return true;
+    } catch (e) { return true; } // cannot tell: say shown
+    for (const f of d.querySelectorAll('iframe,frame')) { const c = contentDocOf(f); if (c) docs.push(c); }
+  }
+  if (deep) {
+    for (const el of allElements()) {
+      if (el.shadowRoot && el.shadowRoot.querySelector(':active-view-transition')) return true;
+    }
+  }
+  return false;
+}
+
+// closedRoot keeps a closed shadow root of this document, which Go found
+// through DOM.describeNode, for viewTransitionShown (Go calls it with the
+// root as its element argument); called with {reset: true} alone it forgets
+// the ones kept before.
+function closedRoot(root, a) {
+  if (a === undefined) {
+    if (root && root.reset) W.closedRoots = [];
+    return true;
+  }
+  if (root instanceof ShadowRoot && W.closedRoots.length < 1024) W.closedRoots.push(new WeakRef(root));
+  return true;
+}
+
+// watchTransitions starts ('start') or stops ('stop') a check of
+// viewTransitionShown at every animation frame while a capture is taken: a
+// transition that starts and ends between the two layout samples of the
+// capture is still seen, since every frame that shows its snapshot runs
+// the page's animation frame callbacks while it is active. Bounded: it
+// stops by itself after 600 frames.
+function watchTransitions(op) {
+  if (op === 'stop') { W.vtWatch = 0; return; }
+  if (op !== 'start') return;
+  const run = !W.vtWatch;
+  W.vtWatch = 600;
+  if (!run) return;
+  const tick = () => {
+    if (!W.vtWatch) return;
+    W.vtWatch--;
+    if (viewTransitionShown(false)) W.vtSeen = true;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}
+
 // frameLayout lists the cross-origin frames this document shows: found
 // through open shadow roots and same-origin frames, plus every frame Go
 // tagged (which reaches into closed shadow roots). Each has its key, its
@@ -113,8 +179,14 @@ function transformed(el) {
 // transformed same-origin frame gets that frame's whole box. When there
 // are frames, elements with a backdrop-filter are listed too: they can
 // smear what is behind them across their own box. Zero-size frames paint
-// nothing and are left out.
+// nothing and are left out. vt says a view transition is shown now or,
+// when a.watch stops the watch, was seen by it since it started (see
+// watchTransitions).
 function frameLayout(a) {
+  const op = a && a.watch;
+  if (op === 'start') W.vtSeen = false;
+  const vt = viewTransitionShown(true) || (op === 'stop' && !!W.vtSeen);
+  watchTransitions(op);
   const els = new Set(deepQuery(FRAME_SEL));
   for (const r of W.frameEls.values()) { const el = r.deref(); if (el && el.isConnected) els.add(el); }
   const frames = [];
@@ -147,7 +219,7 @@ function frameLayout(a) {
   }
   const vv = window.visualViewport;
   return {
-    frames, backdrops, vw: innerWidth, vh: innerHeight, scrollX, scrollY,
+    frames, backdrops, vt, vw: innerWidth, vh: innerHeight, scrollX, scrollY,
     vvx: vv ? vv.offsetLeft : 0, vvy: vv ? vv.offsetTop : 0, vvs: vv ? vv.scale : 1,
   };
 }

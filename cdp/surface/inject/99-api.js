@@ -23,7 +23,7 @@ const ENTRY = Object.freeze({
   identity, navState, read, wait, settle, count, hitFrame, focusFrame, frameLayout, afterFrame,
   // With an element (Runtime.callFunctionOn) or returning elements (kept as
   // remote objects, not values).
-  tagFrame, closedHosts, pendingElement, elementOf,
+  tagFrame, closedRoot, closedHosts, pendingElement, elementOf,
 });
 
 const API = Object.freeze({
