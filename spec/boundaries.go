@@ -104,7 +104,9 @@ how each is closed (for owned and attached browsers alike unless said):
   withheld under an allowlist. Not tested here.
 - **Picture-in-picture and document picture-in-picture** draw in a window of their own, which the
   page's screenshot does not capture; a frame moved there is gone from the page. Not tested here.
-- **Print and PDF**: raw ` + "`Page.printToPDF`" + ` and ` + "`Page.captureSnapshot`" + ` are withheld under an allowlist.
+- **Print and PDF**: raw ` + "`Page.printToPDF`" + ` and ` + "`Page.captureSnapshot`" + ` are withheld under an allowlist; the
+  PDF route refuses a page holding any denied frame, and waits out or refuses a view transition as a
+  screenshot does (tested).
 - **Paint holding and the back/forward cache**: a restored page's frames are sampled like any
   frame. Whether a capture taken while a navigation holds the old page's last frame on screen can
   copy that frame is not tested.

@@ -133,7 +133,7 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, err
 		png, err := p.captureOnce(ctx, full, o.Target)
 		switch {
 		case errors.Is(err, errViewTransition):
-			if err := p.awaitNoViewTransition(ctx); err != nil {
+			if err := p.awaitNoViewTransition(ctx, "the screenshot"); err != nil {
 				return nil, err
 			}
 		case !errors.Is(err, errLayoutChanged):
@@ -142,14 +142,15 @@ func (p *Page) Screenshot(ctx context.Context, o ScreenshotOptions) ([]byte, err
 		last = err
 	}
 	if errors.Is(last, errViewTransition) {
-		return nil, refuseViewTransition()
+		return nil, refuseViewTransition("the screenshot")
 	}
 	return nil, fsm.Refuse(fsm.BindingStale, "the page's frames moved or navigated during the capture; the screenshot was discarded")
 }
 
 // awaitNoViewTransition waits, frame by frame, until no allowed document
-// shows a view transition, for at most viewTransitionWait.
-func (p *Page) awaitNoViewTransition(ctx context.Context) error {
+// shows a view transition, for at most viewTransitionWait; then it refuses
+// what (the capture) as refuseViewTransition.
+func (p *Page) awaitNoViewTransition(ctx context.Context, what string) error {
 	wctx, cancel := context.WithTimeout(ctx, viewTransitionWait)
 	defer cancel()
 	for {
@@ -161,7 +162,7 @@ func (p *Page) awaitNoViewTransition(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if wctx.Err() != nil {
-			return refuseViewTransition()
+			return refuseViewTransition(what)
 		}
 		if err != nil && !errors.Is(err, errWorldGone) && wctx.Err() == nil {
 			return p.readErr(ctx, err)
@@ -199,9 +200,10 @@ var errViewTransition = errors.New("surface: a view transition was shown during 
 // before a capture: a page can hold one on screen as long as it likes.
 const viewTransitionWait = 3 * time.Second
 
-// refuseViewTransition is the refusal of a capture a view transition spoils.
-func refuseViewTransition() error {
-	return fsm.Refusef(fsm.OriginDenied, "the page is showing a view transition, whose snapshot can hold frames of origins that are not allowed and cannot be masked; it did not end within %s and the screenshot is refused", viewTransitionWait)
+// refuseViewTransition is the refusal of a capture (what: "the
+// screenshot", "the PDF") a view transition spoils.
+func refuseViewTransition(what string) error {
+	return fsm.Refusef(fsm.OriginDenied, "the page is showing a view transition, whose snapshot can hold frames of origins that are not allowed and cannot be masked; it did not end within %s and %s is refused", viewTransitionWait, what)
 }
 
 // rect is a box in CSS pixels of the page viewport.

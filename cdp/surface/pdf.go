@@ -23,7 +23,9 @@ const MaxPDFBytes = 32 << 20
 // screen, so every frame the browser knows counts, visible or not, and so
 // does every frame an allowed document shows that cannot be named. A frame
 // attached or detached while the PDF was printed discards it (refused as
-// browser_binding_stale).
+// browser_binding_stale). A view transition, whose snapshot can show frames
+// already removed, is waited out as for a screenshot (bounded), and one
+// shown around the print refuses the PDF.
 func (p *Page) PDF(ctx context.Context) ([]byte, error) {
 	release, err := p.begin(ctx)
 	if err != nil {
@@ -32,6 +34,11 @@ func (p *Page) PDF(ctx context.Context) ([]byte, error) {
 	defer release()
 	changed, stop := p.watchFrames()
 	defer stop()
+	if p.opts.Judge != nil {
+		if err := p.awaitNoViewTransition(ctx, "the PDF"); err != nil {
+			return nil, err
+		}
+	}
 	if err := p.noDeniedFrames(ctx); err != nil {
 		return nil, err
 	}
@@ -77,7 +84,7 @@ func (p *Page) noDeniedFrames(ctx context.Context) error {
 			return errDeniedFramePrint
 		}
 	}
-	l, err := p.sampleLayout(ctx)
+	l, err := p.sampleLayout(ctx, "")
 	if errors.Is(err, errWorldGone) {
 		return fsm.Refuse(fsm.BindingStale, "the page navigated while it was printed; the PDF was discarded")
 	}
@@ -88,6 +95,9 @@ func (p *Page) noDeniedFrames(ctx context.Context) error {
 		if f.Frame == "" || p.judgeChain(idx, f.Frame) != nil { // unnamed, or refused
 			return errDeniedFramePrint
 		}
+	}
+	if l.Transition {
+		return refuseViewTransition("the PDF")
 	}
 	return nil
 }

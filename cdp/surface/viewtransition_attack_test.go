@@ -250,3 +250,36 @@ func BenchmarkScreenshotJudged(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(per)/float64(floor), "x-raw")
 }
+
+// TestPDFRefusesHeldViewTransition: the PDF route applies the same
+// detection. The agent removes the denied frames inside a document
+// transition held for a minute: the PDF is refused, naming the transition.
+// With a transition of one second the PDF waits it out and prints the page
+// (its frames are gone by then).
+func TestPDFRefusesHeldViewTransition(t *testing.T) {
+	t.Parallel() // its own tab, in a window of its own
+	s := newAttackSites(t)
+	for _, c := range []struct {
+		d    string
+		held bool
+	}{{"60", true}, {"1", false}} {
+		ctx := tctx(t)
+		p, _ := testPage(t, "", Options{Judge: s.gate.Check})
+		must(p.Navigate(ctx, s.a+"/vt?kind=doc&d="+c.d))(t)
+		framesLoaded(t, p)
+		_, err := p.PDF(ctx)
+		wantCode(t, err, fsm.OriginDenied) // the denied frames are there
+		must(p.Evaluate(ctx, "vt()"))(t)
+		data, err := p.PDF(ctx)
+		if c.held {
+			wantCode(t, err, fsm.OriginDenied)
+			if !strings.Contains(err.Error(), "view transition") {
+				t.Fatalf("the refusal does not say why: %v", err)
+			}
+			continue
+		}
+		if err != nil || !strings.HasPrefix(string(data), "%PDF") {
+			t.Fatalf("after a short transition: %v (%d bytes)", err, len(data))
+		}
+	}
+}
