@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/netip"
 	"os"
 	"strconv"
@@ -173,4 +174,49 @@ func socketOwners(inodes map[string]bool) []int {
 		}
 	}
 	return owners
+}
+
+// ErrNoSocketOwner is returned by LoopbackPeerUID when no socket of this
+// network namespace is the other end of the connection (it closed, or it
+// is not local).
+var ErrNoSocketOwner = errors.New("platform: the connection's other end is not a local socket")
+
+// LoopbackPeerUID returns the uid that owns the client end of an accepted
+// TCP connection whose server end is local and whose client end is remote:
+// the row of /proc/net/tcp or /proc/net/tcp6 whose local address is remote
+// and whose remote address is local. Loopback TCP has no SO_PEERCRED; this
+// is the kernel's own record of who opened the socket.
+func LoopbackPeerUID(local, remote netip.AddrPort) (uint32, error) {
+	local, remote = netip.AddrPortFrom(local.Addr().Unmap(), local.Port()), netip.AddrPortFrom(remote.Addr().Unmap(), remote.Port())
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // no IPv6
+			}
+			return 0, fmt.Errorf("platform: read sockets: %w", err)
+		}
+		lines := strings.Split(string(data), "\n")
+		for _, line := range lines[min(1, len(lines)):] {
+			f := strings.Fields(line)
+			if len(f) < 10 {
+				continue
+			}
+			l, ok1 := parseProcAddr(f[1])
+			r, ok2 := parseProcAddr(f[2])
+			if !ok1 || !ok2 {
+				continue
+			}
+			l, r = netip.AddrPortFrom(l.Addr().Unmap(), l.Port()), netip.AddrPortFrom(r.Addr().Unmap(), r.Port())
+			if l != remote || r != local {
+				continue
+			}
+			uid, err := strconv.ParseUint(f[7], 10, 32)
+			if err != nil {
+				return 0, fmt.Errorf("platform: read sockets: uid %q: %w", f[7], err)
+			}
+			return uint32(uid), nil
+		}
+	}
+	return 0, ErrNoSocketOwner
 }

@@ -84,3 +84,9 @@ func PrivateNetwork() PrivateNetworkState {
 
 // PrivateNetworkListener is nil: no [Process] is launched on this system.
 func (p *Process) PrivateNetworkListener() net.Listener { return nil }
+
+// LoopbackPeerUID is not implemented on this operating system yet: every
+// connection is refused.
+func LoopbackPeerUID(local, remote netip.AddrPort) (uint32, error) {
+	return 0, unsupported("the owner of a loopback connection")
+}

@@ -5,8 +5,9 @@
 // a cdp.Socket ([Socket]) so a shared tab gets the same Conn, fences,
 // refusals and bounds as any page.
 //
-// Every bound of protocol version 1 (package wire) is enforced here: four
-// peers including unverified handshakes, a two-second handshake, sixteen
+// A connection from another user is closed at accept, before it holds a
+// slot. Every bound of protocol version 1 (package wire) is enforced here:
+// four peers including unverified handshakes, a two-second handshake, sixteen
 // ten-minute offers, sixty-four routes, thirty-two commands in flight per
 // peer, and sixteen MiB of queued response and event data. Command or
 // response exhaustion closes the peer (and invalidates its offers, leases
@@ -19,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -27,6 +29,7 @@ import (
 	"github.com/webcodex/webcodex/extension/wire"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/platform"
 )
 
 // Options configures [Listen].
@@ -165,6 +168,11 @@ func (s *Server) accept() {
 		conn, err := s.ln.Accept()
 		if err != nil {
 			return // closed
+		}
+		if !s.sameUser(conn) {
+			conn.Close() // before it can hold a handshake slot
+			s.logf("bridge: a connection from another user was refused")
+			continue
 		}
 		s.mu.Lock()
 		full := len(s.peers) >= wire.MaxPeers
@@ -447,4 +455,19 @@ func (b *budget) inUse() int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.used
+}
+
+// sameUser reports whether the connection's client socket belongs to this
+// process's user, as the local API's SO_PEERCRED check does for its unix
+// socket: loopback TCP has no peer credentials, so the kernel's socket
+// table names the owner. Another user's connection, or one whose owner
+// cannot be read (it closed already), is refused.
+func (s *Server) sameUser(conn net.Conn) bool {
+	local, ok1 := conn.LocalAddr().(*net.TCPAddr)
+	remote, ok2 := conn.RemoteAddr().(*net.TCPAddr)
+	if !ok1 || !ok2 {
+		return false
+	}
+	uid, err := platform.LoopbackPeerUID(local.AddrPort(), remote.AddrPort())
+	return err == nil && uid == uint32(os.Getuid())
 }
