@@ -248,14 +248,16 @@ file itself, so webcodex enforces them by watching the browser's progress report
 - A download is admitted only while a whole bound for every download in progress, plus what the
   completed ones hold, still fits the jail's bound: at most four are written at once. One that does
   not fit is cancelled as it starts (` + "`jail_full`" + `).
-- An admitted download is cancelled (` + "`over_cap`" + `) at the first progress report past its bound, and
-  its partial file removed.
+- An admitted download is cancelled (` + "`over_cap`" + `) at the first progress report past its bound, or as
+  soon as its file is seen past it (the jail's files are measured every 2 ms while a download is
+  written), and its partial file removed; while the files together are past the jail's bound, the
+  largest download in progress is cancelled (` + "`jail_full`" + `).
 
 What holds on disk is therefore not "never more than the bound": between the report that passes the
 bound and the cancel, Chromium keeps writing, and a download cancelled at its start may have written
 before its cancel lands. Measured with eight parallel endless downloads from a local server under a
-4 MiB bound (TestParallelDownloadsAreBounded logs it), the largest file seen was 2.3× its bound
-and the jail 1.8× its bound. Every partial
+4 MiB bound (TestParallelDownloadsAreBounded logs it), the largest file seen was 1.2× its bound
+and the jail 0.4× its bound (one run; 2.3× and 1.8× before the files were measured). Every partial
 file is removed when its cancel lands, and the whole jail when the browser closes. An attached
 browser's downloads are the person's own: neither redirected, listed nor bounded.
 `

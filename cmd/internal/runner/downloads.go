@@ -192,8 +192,17 @@ func (dl *downloads) close() {
 // follow records downloads as the browser reports them and cancels those
 // over the bounds, until the connection ends or the browser is torn down.
 func (dl *downloads) follow(conn *cdp.Conn, began, progress <-chan jsonv2.Value) {
+	var measure <-chan time.Time // armed while a download is in progress
 	for {
+		if measure == nil && dl.writing() {
+			measure = time.After(diskPoll)
+		}
 		select {
+		case <-measure:
+			measure = nil
+			for _, c := range dl.overOnDisk() {
+				dl.cancel(conn, c.guid, c.reason)
+			}
 		case raw, ok := <-began:
 			if !ok {
 				return
@@ -222,6 +231,71 @@ func (dl *downloads) follow(conn *cdp.Conn, began, progress <-chan jsonv2.Value)
 			return
 		}
 	}
+}
+
+// diskPoll is how often the jail's files are measured while a download is
+// written: Chromium reports progress less often than it writes, and a
+// cancel that waits for its report lets the file grow past its bound.
+const diskPoll = 2 * time.Millisecond
+
+// writing reports whether a download is in progress and not yet being
+// cancelled.
+func (dl *downloads) writing() bool {
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	for _, d := range dl.order {
+		if d.state == downloadInProgress && !d.cancelling {
+			return true
+		}
+	}
+	return false
+}
+
+type overBound struct{ guid, reason string }
+
+// overOnDisk measures the files in the jail and returns the downloads to
+// cancel: each in progress whose file is past the bound, and, while the
+// files together are past the jail's bound, the largest in progress.
+func (dl *downloads) overOnDisk() []overBound {
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	var out []overBound
+	var total int64
+	sizes := map[*download]int64{}
+	for _, d := range dl.order {
+		if d.state != downloadInProgress && d.state != downloadCompleted {
+			continue
+		}
+		var n int64
+		for _, name := range []string{d.guid, d.guid + ".crdownload"} {
+			if fi, err := os.Lstat(filepath.Join(dl.dir, name)); err == nil {
+				n = max(n, fi.Size())
+			}
+		}
+		total += n
+		if d.state == downloadInProgress && !d.cancelling {
+			sizes[d] = n
+			if n > dl.cap {
+				d.cancelling, d.reason = true, reasonOverCap
+				out = append(out, overBound{d.guid, reasonOverCap})
+			}
+		}
+	}
+	for total > jailFactor*dl.cap {
+		var big *download
+		for d := range sizes {
+			if !d.cancelling && (big == nil || sizes[d] > sizes[big]) {
+				big = d
+			}
+		}
+		if big == nil {
+			break
+		}
+		big.cancelling, big.reason = true, reasonJailFull
+		out = append(out, overBound{big.guid, reasonJailFull})
+		total -= sizes[big]
+	}
+	return out
 }
 
 // begin records a new download; a reason is returned when it must be
