@@ -59,6 +59,7 @@ func demoRun(f *Factory, out string) error {
 		return err
 	}
 	started := localapi.NewClient(dir).Ping(ctx) != nil
+	f.QuietStart = started // it stops the Runner it starts: no notice
 	c, err := f.Client(ctx)
 	if err != nil {
 		return err

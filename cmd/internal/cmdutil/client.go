@@ -40,9 +40,11 @@ func (f *Factory) Client(ctx context.Context) (*localapi.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: starting a Runner: %v", ErrRunnerUnreachable, err)
 	}
-	if d := idleExit(); d > 0 {
+	switch d := idleExit(); {
+	case f.QuietStart:
+	case d > 0:
 		fmt.Fprintf(f.IO.Err, "webcodex: started a Runner in the background (it exits after %s with no browser; `webcodex stop` ends it now)\n", d)
-	} else {
+	default:
 		fmt.Fprintln(f.IO.Err, "webcodex: started a Runner in the background (stop it with `webcodex stop`)")
 	}
 	deadline := time.Now().Add(startTimeout)

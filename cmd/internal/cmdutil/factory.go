@@ -34,6 +34,10 @@ type Factory struct {
 	// Runner answers.
 	Runner localapi.Invoker
 
+	// QuietStart leaves unsaid that a background Runner was started: for a
+	// command that stops the Runner it started before it returns (demo).
+	QuietStart bool
+
 	client *localapi.Client
 }
 
