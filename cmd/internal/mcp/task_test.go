@@ -56,7 +56,7 @@ func TestToolsListedWithSchemas(t *testing.T) {
 			continue
 		}
 		b, _ := json.Marshal(tool.InputSchema)
-		for _, k := range []string{`"ref"`, `"element"`, `"snapshotId"`, `"target"`, `role`, `name`, `label`, `text`, `placeholder`, `testId`, `css`, `index`} {
+		for _, k := range []string{`"ref"`, `"element"`, `"target"`, `role`, `name`, `label`, `text`, `placeholder`, `testId`, `css`, `index`} {
 			if !strings.Contains(string(b), k) {
 				t.Errorf("browser_click schema lacks %s", k)
 			}
@@ -66,13 +66,14 @@ func TestToolsListedWithSchemas(t *testing.T) {
 
 // selfExplained are the argument names an agent reads without a
 // description: Playwright MCP's own (element, ref, text, textGone, url,
-// values, accept, fullPage), those the server's instructions explain once
-// (page, snapshotId, snapshot), target, described in browser_click, and
+// values, accept, fullPage, doubleClick), those the server's instructions
+// explain once (page, snapshotId, snapshot), target, described in
+// browser_click, and
 // the ARIA terms role and name.
 // Every other argument says what it is.
 var selfExplained = map[string]bool{
 	"snapshot": true, "page": true, "element": true, "ref": true, "snapshotId": true, "target": true, "text": true, "textGone": true, "url": true,
-	"urlIncludes": true, "values": true, "accept": true, "fullPage": true, "errorsOnly": true, "params": true,
+	"urlIncludes": true, "values": true, "accept": true, "fullPage": true, "doubleClick": true, "errorsOnly": true, "params": true,
 	"dx": true, "dy": true, "idempotencyKey": true, "role": true, "name": true,
 }
 
