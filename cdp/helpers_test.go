@@ -13,6 +13,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/slow"
 )
 
 func TestMain(m *testing.M) { chromiumtest.Main(m) }
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) { chromiumtest.Main(m) }
 const testTimeout = 20 * time.Second
 
 func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), slow.Scale(testTimeout))
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -49,7 +50,7 @@ func newPage(t testing.TB, c *cdp.Conn) *cdp.Session {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), slow.Scale(testTimeout))
 		defer cancel()
 		if c.Err() != nil {
 			// The connection is gone; close the target on a fresh one.

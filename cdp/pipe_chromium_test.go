@@ -29,11 +29,9 @@ import (
 // one (platform.Launch, pipe only) is driven end to end through a Conn on
 // its pipe: a page served on 127.0.0.1 loads and its title is read.
 func TestPipeSocketDrivesChromium(t *testing.T) {
+	chromiumtest.SkipShort(t)
 	exe, err := chromiumtest.ChromePath()
 	if err != nil {
-		if testing.Short() {
-			t.Skip(err)
-		}
 		t.Fatal(err)
 	}
 	udd := filepath.Join(t.TempDir(), "profile")

@@ -114,7 +114,8 @@ func (d *devtoolsPipes) closeAll() {
 //
 // Before starting, Launch refuses a profile whose SingletonLock is live or
 // foreign ([fsm.LeaseHeld]) and deletes a stale DevToolsActivePort. The
-// browser gets a fresh private TMPDIR (0700, under [os.TempDir]) and
+// browser gets a fresh private TMPDIR (0700, where Chromium's sockets fit:
+// [ShortTempDir]) and
 // SIGTERM if the launching thread dies (Pdeathsig; a goroutine that called
 // runtime.LockOSThread and then exits would trigger it, so do not launch
 // from one). Its stdout and stderr go to a bounded buffer ([Process.Output]).
@@ -159,15 +160,12 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	if err := os.Remove(filepath.Join(udd, DevToolsActivePortFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("platform: remove stale DevToolsActivePort: %w", err)
 	}
-	// Chromium's SingletonSocket lives three levels under TMPDIR and a
-	// socket path has at most 107 bytes: names stay short.
-	pattern := "webcodex-chromium-"
-	if opts.TempParent != "" {
-		pattern = "tmp-"
-	}
-	tmp, err := os.MkdirTemp(opts.TempParent, pattern)
+	// Chromium binds its SingletonSocket two levels under TMPDIR and a
+	// socket path has at most SocketPathMax bytes: the private TMPDIR is
+	// made where that fits, whatever the caller's TMPDIR is.
+	tmp, err := browserTempDir(opts.TempParent)
 	if err != nil {
-		return nil, fmt.Errorf("platform: private TMPDIR: %w", err)
+		return nil, err
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -283,11 +281,29 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	if _, ok := fsm.AsRefusal(cause); ok {
 		return nil, cause
 	}
-	lerr := &LaunchError{ExitCode: exitCode, Output: p.Output(), Err: cause}
+	lerr := &LaunchError{ExitCode: exitCode, Output: p.Output(), Err: cause, Reason: BrowserReason(p.Output())}
 	if exitCode == profileInUseStatus {
 		return nil, fsm.Refuse(fsm.LeaseHeld, "the profile is in use by another browser").WithCause(lerr)
 	}
 	return nil, lerr
+}
+
+// browserTempDir makes the browser's private TMPDIR: in parent (made by
+// the caller with room for it, [TempParentRoom]) or, without one, wherever
+// [ShortTempDir] finds room for Chromium's sockets.
+func browserTempDir(parent string) (string, error) {
+	if parent == "" {
+		return ShortTempDir("webcodex-chromium-", len(chromiumSocketTail))
+	}
+	tmp, err := os.MkdirTemp(parent, browserTmpPattern)
+	if err != nil {
+		return "", fmt.Errorf("platform: private TMPDIR: %w", err)
+	}
+	if !fitsSocket(tmp, len(chromiumSocketTail)) {
+		os.RemoveAll(tmp)
+		return "", fsm.Refuse(fsm.InvalidArgument, fmt.Sprintf("the launch's temporary directory is too long for the browser's sockets (%d bytes, at most %d)", len(tmp), SocketPathMax-len(chromiumSocketTail)))
+	}
+	return tmp, nil
 }
 
 // privateHome makes the browser's HOME and XDG base directories inside its

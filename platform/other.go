@@ -6,6 +6,7 @@ import (
 	"context"
 	"net"
 	"net/netip"
+	"os"
 )
 
 // FindChromium is not implemented on this operating system yet.
@@ -90,3 +91,7 @@ func (p *Process) PrivateNetworkListener() net.Listener { return nil }
 func LoopbackPeerUID(local, remote netip.AddrPort) (uint32, error) {
 	return 0, unsupported("the owner of a loopback connection")
 }
+
+// ShortTempDir makes a private temporary directory; the socket path limit
+// is not checked on this operating system yet.
+func ShortTempDir(pattern string, room int) (string, error) { return os.MkdirTemp("", pattern) }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -30,8 +32,10 @@ type LaunchOptions struct {
 	// and the XDG base directories default to a private home inside it.
 	Env []string
 	// TempParent is where Launch creates the browser's private TMPDIR;
-	// empty means [os.TempDir]. A caller that records it before launching
-	// can remove what a launch left if the caller dies mid-way.
+	// empty means where [ShortTempDir] finds room. A caller that records it
+	// before launching can remove what a launch left if the caller dies
+	// mid-way; it makes it with [ShortTempDir] and [TempParentRoom], so
+	// Chromium's sockets fit below it.
 	TempParent string
 	// RemoveUserDataDir makes [Process.Close] delete UserDataDir, for
 	// ephemeral profiles. A launch that finds the profile in use never
@@ -103,13 +107,54 @@ type LaunchError struct {
 	Output []byte
 	// Err is the cause: ErrStartTimeout, ErrExitedEarly or a context error.
 	Err error
+	// Reason is why the browser says it stopped (its last fatal line, as
+	// [BrowserReason] reads it from Output), or empty.
+	Reason string
 }
 
 func (e *LaunchError) Error() string {
+	s := e.Err.Error()
 	if e.ExitCode >= 0 {
-		return fmt.Sprintf("%v (exit status %d)", e.Err, e.ExitCode)
+		s = fmt.Sprintf("%s (exit status %d)", s, e.ExitCode)
 	}
-	return e.Err.Error()
+	if e.Reason != "" {
+		s += ": the browser says " + strconv.Quote(e.Reason)
+	}
+	return s
+}
+
+// maxReason bounds the length of [LaunchError.Reason].
+const maxReason = 120
+
+// addressPattern matches what in a browser's line could name an endpoint.
+var addressPattern = regexp.MustCompile(`(?i)\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?|\[[0-9a-f:.]+\](?::\d+)?|localhost:\d+|wss?://\S*`)
+
+// BrowserReason returns why a browser that failed to start says it
+// stopped: the message of its last FATAL line (Chromium's "[pid:tid:time:
+// FATAL:file.cc:line] message"), or the known fatal ERROR line of a browser
+// without a display, cut before the first path and with addresses
+// replaced, so it names no path, port or endpoint. Empty when the output
+// holds neither.
+func BrowserReason(output []byte) string {
+	var reason string
+	for _, line := range strings.Split(string(output), "\n") {
+		head, msg, ok := strings.Cut(line, "] ")
+		if !ok {
+			continue
+		}
+		if strings.Contains(head, ":FATAL:") || (strings.Contains(head, ":ERROR:") && strings.Contains(msg, "Missing X server")) {
+			reason = msg
+		}
+	}
+	if i := strings.IndexByte(reason, '/'); i >= 0 {
+		reason = reason[:i]
+	}
+	reason = addressPattern.ReplaceAllString(reason, "[address]")
+	reason = strings.TrimRight(strings.TrimSpace(reason), ":.,;")
+	if len(reason) > maxReason {
+		reason = strings.ToValidUTF8(reason[:maxReason], "") + "…"
+	}
+	return reason
 }
 
 func (e *LaunchError) Unwrap() error { return e.Err }

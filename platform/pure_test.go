@@ -154,6 +154,31 @@ func TestLaunchErrorText(t *testing.T) {
 	}
 }
 
+// TestBrowserReason: the reason a launch error carries is the browser's
+// last fatal line, cut before any path, with addresses replaced; noise
+// (ERROR lines of other kinds) is not a reason.
+func TestBrowserReason(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ out, want string }{
+		{"[14278:14278:1202/013816.483727:FATAL:chrome/browser/process_singleton_posix.cc:315] Socket path too long: /tmp/x/org.chromium.Chromium.RbXASo/SingletonSocket.\n" +
+			"[1202/013816.610778:ERROR:third_party/crashpad/crashpad/util/file/file_io_posix.cc:145] open /sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq: No such file or directory (2)\n", "Socket path too long"},
+		{"[1:1:0101/000000.0:ERROR:ui/ozone/platform/x11/ozone_platform_x11.cc(240)] Missing X server or $DISPLAY\n", "Missing X server or $DISPLAY"},
+		{"[1:1:0101/000000.0:FATAL:x.cc(1)] bind() to 127.0.0.1:9222 failed\n", "bind() to [address] failed"},
+		{"[1:1:0101/000000.0:ERROR:bus.cc(407)] Failed to connect to the bus\n", ""},
+		{"", ""},
+		{"[1:1:0101/000000.0:FATAL:x.cc(1)] " + strings.Repeat("é", 200), strings.Repeat("é", 60) + "…"},
+	} {
+		got := BrowserReason([]byte(c.out))
+		if got != c.want {
+			t.Errorf("BrowserReason(%.60q) = %q, want %q", c.out, got, c.want)
+		}
+	}
+	e := &LaunchError{ExitCode: 133, Err: ErrExitedEarly, Reason: "Socket path too long"}
+	if s := e.Error(); !strings.Contains(s, "exited during start-up") || !strings.HasSuffix(s, `the browser says "Socket path too long"`) || strings.Count(s, "\n") != 0 {
+		t.Errorf("LaunchError = %q", s)
+	}
+}
+
 // TestDeps checks the import boundary: platform may use fsm's refusal codes
 // but no machine package and not cdp.
 func TestDeps(t *testing.T) {

@@ -211,6 +211,9 @@ func (p *Page) newWorld(ctx context.Context, s cdproto.Session, frame cdproto.Fr
 	}
 	res, err := cdproto.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: worldName})
 	if err != nil {
+		if isContextGone(err) {
+			err = errWorldGone // the frame's document went meanwhile
+		}
 		return nil, p.readErr(ctx, err)
 	}
 	w := &world{sess: s, frame: frame, ctx: res.ExecutionContextID, nonce: randomHex(12), doc: fmt.Sprintf("d%d", p.worldSeq.Add(1))}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/slow"
 )
 
 // threeOrigins is an allowed origin (127.0.0.1:A), a denied one on the same
@@ -329,7 +330,7 @@ func TestWaitEndsWhenPageLeavesForDeniedOrigin(t *testing.T) {
 	t.Parallel() // its own tab, in a window of its own
 	o := newThreeOrigins(t)
 	p, _ := testPage(t, "", Options{Judge: o.gate.Check})
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), slow.Scale(90*time.Second))
 	defer cancel()
 
 	// An allowed page: the wait works.
@@ -341,6 +342,10 @@ func TestWaitEndsWhenPageLeavesForDeniedOrigin(t *testing.T) {
 		t.Fatalf("wait on the allowed page = %+v, %v", w, err)
 	}
 
+	// A wait that watched the denied page would run to its timeout; one
+	// that ends at the navigation returns well before, however loaded the
+	// machine. Each wait gets a context that outlives its timeout, so
+	// nothing but the navigation or the timeout can end it.
 	const timeout = 40 * time.Second
 	for _, label := range []string{"B", "C"} {
 		base := map[string]string{"B": o.b, "C": o.c}[label]
@@ -358,17 +363,19 @@ func TestWaitEndsWhenPageLeavesForDeniedOrigin(t *testing.T) {
 				!fsm.IsCode(err, fsm.BindingStale) && !fsm.IsCode(err, fsm.OriginDenied) {
 				t.Fatal(err)
 			}
+			wctx, wcancel := context.WithTimeout(context.Background(), timeout+slow.Scale(30*time.Second))
 			start := time.Now()
-			res, err := p.Wait(ctx, WaitOptions{Condition: "text", Text: "WAITED-" + o.secret, Timeout: timeout})
+			res, err := p.Wait(wctx, WaitOptions{Condition: "text", Text: "WAITED-" + o.secret, Timeout: timeout})
 			elapsed := time.Since(start)
+			wcancel()
 			if res != nil {
 				t.Fatalf("%s: the wait returned a result: %+v", name, res)
 			}
 			if !fsm.IsCode(err, fsm.OriginDenied) || err.Error() != want.Error() {
 				t.Fatalf("%s: err = %v, want the Judge's refusal %v", name, err, want)
 			}
-			if elapsed > timeout/4 {
-				t.Fatalf("%s: the refusal took %v: the wait watched the denied page", name, elapsed)
+			if elapsed >= timeout {
+				t.Fatalf("%s: the refusal took %v, the wait's whole timeout: it watched the denied page", name, elapsed)
 			}
 			if o.hits(label, "/page") == before {
 				t.Fatalf("%s: the page never reached the denied origin", name)

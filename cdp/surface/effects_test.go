@@ -11,9 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	cdproto "github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
+	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/slow"
 )
 
 var (
@@ -213,13 +217,7 @@ func TestEffectLogBound(t *testing.T) {
 func TestActionEffectDownload(t *testing.T) {
 	b := sharedBrowser(t)
 	ctx := tctx(t)
-	br := b.conn.Browser()
-	if err := br.Call(ctx, "Browser.setDownloadBehavior", map[string]any{"behavior": "allow", "downloadPath": t.TempDir(), "eventsEnabled": true}, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = br.Call(context.Background(), "Browser.setDownloadBehavior", map[string]any{"behavior": "default"}, nil)
-	})
+	downloadsInto(t, b.conn.Browser())
 	p := effectPage(t)
 	r := must(p.Click(ctx, Target{Role: "link", Name: "Get file"}))(t)
 	if r.Download == nil || r.Download.SuggestedFilename != "report.txt" || !strings.HasSuffix(r.Download.URL, "/file.txt") || r.Download.GUID == "" {
@@ -245,6 +243,77 @@ func TestActionEffectDownload(t *testing.T) {
 	if evs, _ := p.effectsSince(m.seq); len(evs) != 1 {
 		t.Fatalf("a download told twice is recorded %d times", len(evs))
 	}
+}
+
+// downloadsInto makes the browser save downloads into a directory of the
+// test's and report them. When the test ends the behaviour is reset and
+// every download that began has ended (completed or cancelled) before the
+// directory is removed: Chromium writes a download after the click that
+// started it has returned, and a removal racing that writer fails with
+// "directory not empty".
+func downloadsInto(t *testing.T, br *cdp.Session) {
+	t.Helper()
+	dir := t.TempDir()
+	// Subscribed before the behaviour allows a download, so none is missed.
+	began, stopBegan := br.Subscribe(browser.DownloadWillBegin.Method)
+	progress, stopProgress := br.Subscribe(browser.DownloadProgress.Method)
+	if _, err := cdproto.Call(tctx(t), br, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir, EventsEnabled: new(true),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// Registered after TempDir, so it runs before the directory's removal.
+	t.Cleanup(func() {
+		defer stopBegan()
+		defer stopProgress()
+		ctx, cancel := context.WithTimeout(context.Background(), slow.Scale(30*time.Second))
+		defer cancel()
+		// Reset last: the default behaviour reports no more progress.
+		defer func() {
+			if _, err := cdproto.Call(ctx, br, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorDefault}); err != nil {
+				t.Errorf("reset the download behaviour: %v", err)
+			}
+		}()
+		started, ended := map[string]bool{}, map[string]bool{}
+		writing := func() int {
+			n := 0
+			for g := range started {
+				if !ended[g] {
+					n++
+				}
+			}
+			return n
+		}
+		for {
+			select {
+			case raw := <-began:
+				var ev browser.EventDownloadWillBegin
+				if jsonv2.Unmarshal(raw, &ev) == nil {
+					started[ev.GUID] = true
+				}
+				continue
+			default:
+			}
+			if writing() == 0 {
+				return
+			}
+			select {
+			case raw := <-progress:
+				var ev browser.EventDownloadProgress
+				if jsonv2.Unmarshal(raw, &ev) == nil && ev.State != browser.DownloadProgressStateInProgress {
+					ended[ev.GUID] = true
+				}
+			case raw := <-began:
+				var ev browser.EventDownloadWillBegin
+				if jsonv2.Unmarshal(raw, &ev) == nil {
+					started[ev.GUID] = true
+				}
+			case <-ctx.Done():
+				t.Errorf("%d downloads still being written when the test ended", writing())
+				return
+			}
+		}
+	})
 }
 
 // TestTypeSlowly: keystroke by keystroke, every key reaches the page's

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/webcodex/webcodex/internal/slow"
 )
 
 // site serves the fixture pages on 127.0.0.1; other serves cross-site
@@ -114,7 +116,7 @@ customElements.define('closed-box', class extends HTMLElement { constructor() { 
 		fmt.Fprint(w, html5("Late", `<h1>Late</h1><p id=gone>Loading…</p><button id=en disabled onclick="clicks.push('en')">Later enabled</button>
 <script>window.clicks=[]; addEventListener('load', () => setTimeout(() => {
  const b = document.createElement('button'); b.textContent = 'Late button'; b.onclick = () => clicks.push('late'); document.body.appendChild(b);
- const p = document.createElement('p'); p.textContent = 'Ready now'; document.body.appendChild(p);
+ const p = document.createElement('p'); p.textContent = 'Ready now'; document.body.appendChild(p); window.readyAt = performance.now();
  document.getElementById('gone').remove(); document.getElementById('en').disabled = false; }, 1500));</script>`))
 	case "/table":
 		var b strings.Builder
@@ -206,8 +208,10 @@ func testPage(t testing.TB, path string, opts ...Options) (*Page, *testBrowser) 
 	return p, b
 }
 
+// tctx bounds one step of a test: 30 s on an idle machine, stretched with
+// the machine's load (internal/slow).
 func tctx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), slow.Scale(30*time.Second))
 	t.Cleanup(cancel)
 	return ctx
 }

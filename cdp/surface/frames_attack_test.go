@@ -29,6 +29,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/slow"
 )
 
 // The colours of the fixture pages, compared with a tolerance.
@@ -353,7 +354,7 @@ func TestScreenshotFrameNavigatingDuringCapture(t *testing.T) {
 	t.Parallel() // its own tab, in a window of its own
 	s := newAttackSites(t)
 	p, _ := testPage(t, "", Options{Judge: s.gate.Check})
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), slow.Scale(3*time.Minute))
 	defer cancel()
 	refused := 0
 	for i, delay := range []int{0, 2, 5, 10, 20, 40, 80} {

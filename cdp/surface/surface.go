@@ -552,6 +552,11 @@ func (p *Page) worldIn(ctx context.Context, s cdproto.Session, frame cdproto.Fra
 	ep.Silent, ep.ReturnByValue = new(true), new(true)
 	ev, err := cdproto.Call(ctx, s, runtime.Evaluate, ep)
 	if err != nil {
+		if isContextGone(err) {
+			// The document went between making the world and installing
+			// the script: a replaced document, as any other read sees it.
+			err = errWorldGone
+		}
 		return nil, p.readErr(ctx, err)
 	}
 	if ev.ExceptionDetails != nil {

@@ -5,7 +5,8 @@
 // TMPDIR under a temporary directory, so teardown (SIGTERM to the browser,
 // then SIGKILL to its group) leaves nothing behind. Chromium is found through
 // WEBCODEX_CHROME or /usr/bin/chromium; when neither exists a test fails with
-// the install command, except under go test -short, where it is skipped.
+// the install command. Under go test -short (make check) every test that
+// needs Chromium is skipped.
 //
 // Errors and test messages from this package never contain the WebSocket URL,
 // the port or the profile path.
@@ -29,16 +30,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/platform"
 )
 
 // InstallHint is the message a test fails with when Chromium is missing.
 const InstallHint = "install Chromium: apt-get install -y chromium"
 
-// LaunchTimeout bounds how long Start waits for DevToolsActivePort. On a
+// LaunchTimeout bounds how long Start waits for DevToolsActivePort, on an
+// idle machine (stretched with the load: internal/slow). On a
 // loaded two-core machine the file appears in 0.4–0.5 s (Chromium 156); the
 // bound is generous because other test binaries share the cores.
 const LaunchTimeout = 30 * time.Second
+
+// launchBound is LaunchTimeout stretched with the machine's load.
+func launchBound() time.Duration { return slow.Scale(LaunchTimeout) }
 
 // stopTimeout bounds how long teardown waits for the browser to exit after
 // SIGTERM before it SIGKILLs the whole group.
@@ -114,14 +120,22 @@ func Start(tb testing.TB) *Browser {
 
 func chromePath(tb testing.TB) string {
 	tb.Helper()
+	SkipShort(tb)
 	bin, err := ChromePath()
 	if err != nil {
-		if testing.Short() {
-			tb.Skip(err)
-		}
 		tb.Fatal(err)
 	}
 	return bin
+}
+
+// SkipShort skips a test that needs Chromium under go test -short, the
+// fast inner loop (make check); make test never passes -short, so there
+// every such test runs, and fails when Chromium is missing.
+func SkipShort(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("needs Chromium: skipped under -short (make check); make test runs it")
+	}
 }
 
 // launch starts Chromium with its profile, HOME and TMPDIR under dir and
@@ -246,7 +260,8 @@ func waitListening(port, pid int, exited <-chan struct{}) error {
 // waitActivePort polls for DevToolsActivePort (port on line 1, path on line
 // 2) until LaunchTimeout, or until the browser exits.
 func waitActivePort(path string, exited <-chan struct{}) (string, error) {
-	deadline := time.NewTimer(LaunchTimeout)
+	bound := launchBound()
+	deadline := time.NewTimer(bound)
 	defer deadline.Stop()
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
@@ -265,7 +280,7 @@ func waitActivePort(path string, exited <-chan struct{}) (string, error) {
 		case <-exited:
 			return "", errors.New("chromiumtest: chromium exited before DevToolsActivePort appeared")
 		case <-deadline.C:
-			return "", fmt.Errorf("chromiumtest: no DevToolsActivePort within %v", LaunchTimeout)
+			return "", fmt.Errorf("chromiumtest: no DevToolsActivePort within %v", bound)
 		case <-tick.C:
 		}
 	}

@@ -25,19 +25,17 @@ type Users struct {
 // it in tb.Cleanup.
 func StartUsers(tb testing.TB, profile string) *Users {
 	tb.Helper()
+	SkipShort(tb)
 	exe, err := ChromePath()
 	if err != nil {
-		if testing.Short() {
-			tb.Skip("Chromium missing (-short)")
-		}
 		tb.Fatal(InstallHint)
 	}
 	if err := platform.EnsurePrivateDir(profile); err != nil {
 		tb.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), LaunchTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), launchBound())
 	defer cancel()
-	proc, err := platform.Launch(ctx, platform.LaunchOptions{Exec: exe, UserDataDir: profile, Headless: true, RemoveUserDataDir: true, DebuggingPort: true})
+	proc, err := platform.Launch(ctx, platform.LaunchOptions{Exec: exe, UserDataDir: profile, Headless: true, RemoveUserDataDir: true, DebuggingPort: true, StartTimeout: launchBound()})
 	if err != nil {
 		tb.Fatal(err)
 	}

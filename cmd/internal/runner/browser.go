@@ -138,7 +138,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	for range dropped {
 		r.logf("runner: an --allow entry was dropped")
 	}
-	lopts := platform.LaunchOptions{Exec: exe}
+	lopts := platform.LaunchOptions{Exec: exe, StartTimeout: r.opts.StartTimeout}
 	if req.Managed == "" {
 		b.mode, b.headless = localapi.ModeEphemeral, true
 		if req.Headless != nil && !*req.Headless {
@@ -166,7 +166,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 		}
 		return ""
 	}
-	launchDir, err := os.MkdirTemp("", "webcodex-")
+	launchDir, err := platform.ShortTempDir("webcodex-", platform.TempParentRoom)
 	if err != nil {
 		o.release(removeProfile())
 		return localapi.BrowserInfo{}, fmt.Errorf("runner: temporary directory: %w", err)
@@ -217,7 +217,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	proc, err := platform.Launch(ctx, lopts)
 	if err != nil {
 		r.logLaunchFailure(err, o.launchDir, lopts.UserDataDir)
-		return abort(err)
+		return abort(r.launchFailed(err))
 	}
 	o.proc = proc
 	if ln := proc.PrivateNetworkListener(); ln != nil {

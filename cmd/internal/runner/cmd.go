@@ -30,7 +30,7 @@ func NewCmdServe(f *cmdutil.Factory) *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			logger := log.New(f.IO.Err, "", log.LstdFlags)
-			err = Serve(ctx, Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, UploadDir: uploadDir, Stop: stop, IdleExit: idleExit})
+			err = Serve(ctx, Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, LogWhere: LogWhere(dir, f.IO.Err, "webcodex serve"), UploadDir: uploadDir, Stop: stop, IdleExit: idleExit})
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}

@@ -18,7 +18,9 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
+	"github.com/webcodex/webcodex/platform"
 )
 
 // downloadServer offers a small file and a big one that never ends by
@@ -62,7 +64,7 @@ func TestDownloadsJailed(t *testing.T) {
 	bigGone := make(chan struct{})
 	srv := downloadServer(t, report, bigGone)
 	logs := &logSink{}
-	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: logs.logf, MaxDownloadBytes: 64 << 10})
+	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: logs.logf, MaxDownloadBytes: 64 << 10, StartTimeout: slow.Scale(platform.DefaultStartTimeout)})
 	if err != nil {
 		t.Fatal(err)
 	}

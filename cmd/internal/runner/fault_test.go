@@ -11,13 +11,23 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/slow"
 )
 
-// journal counts every effect the page reports to its server, by kind.
+// journal counts every effect the page reports to its server, by kind. An
+// effect reported while the journal is held keeps its report unanswered,
+// and so the page's renderer busy inside the handler (the report is a
+// synchronous request), until the test releases it: the CDP
+// acknowledgement of the action is then in flight for as long as the test
+// needs to cut the socket, however loaded the machine.
 type journal struct {
 	mu     sync.Mutex
 	counts map[string]int
+	held   chan struct{} // nil: reports are answered at once
 }
+
+// maxHold bounds how long a held report waits for its release.
+const maxHold = 2 * time.Minute
 
 func (j *journal) add(kind string) { j.mu.Lock(); j.counts[kind]++; j.mu.Unlock() }
 func (j *journal) get(kind string) int {
@@ -26,24 +36,52 @@ func (j *journal) get(kind string) int {
 	return j.counts[kind]
 }
 
-// The page reports each effect synchronously the moment it happens, then
-// keeps the renderer busy so the CDP acknowledgement is still in flight
-// when the test cuts the socket.
-const journalPage = `<!doctype html><title>journal</title>
-<script>
-function effect(kind) {
-  const x = new XMLHttpRequest(); x.open("POST", "/effect?kind=" + kind, false); x.send(); // recorded before we go on
-  const t = Date.now(); while (Date.now() - t < 1500) {} // wide enough for a loaded machine to cut inside it
+// hold makes the next reports wait; the func returned releases them (once;
+// the test's cleanup releases them too).
+func (j *journal) hold(t *testing.T) (release func()) {
+	held := make(chan struct{})
+	j.mu.Lock()
+	j.held = held
+	j.mu.Unlock()
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			j.mu.Lock()
+			if j.held == held {
+				j.held = nil
+			}
+			j.mu.Unlock()
+			close(held)
+		})
+	}
+	t.Cleanup(release)
+	return release
 }
-</script>
-<button id=b onclick="effect('click')">Do it</button>
-<label>Note <input id=n oninput="effect('type')"></label>`
+
+// report records an effect and, while the journal is held, waits for the
+// release (bounded by maxHold and the request).
+func (j *journal) report(r *http.Request) {
+	j.mu.Lock()
+	j.counts[r.URL.Query().Get("kind")]++
+	held := j.held
+	j.mu.Unlock()
+	if held == nil {
+		return
+	}
+	timer := time.NewTimer(slow.Scale(maxHold))
+	defer timer.Stop()
+	select {
+	case <-held:
+	case <-r.Context().Done():
+	case <-timer.C:
+	}
+}
 
 func journalServer(t *testing.T) (*httptest.Server, *journal) {
 	j := &journal{counts: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, journalPage) })
-	mux.HandleFunc("/effect", func(w http.ResponseWriter, r *http.Request) { j.add(r.URL.Query().Get("kind")) })
+	mux.HandleFunc("/effect", func(w http.ResponseWriter, r *http.Request) { j.report(r) })
 	mux.HandleFunc("/nav", func(w http.ResponseWriter, r *http.Request) {
 		j.add("navigate")
 		fmt.Fprint(w, `<!doctype html><title>nav</title><p>navigated</p>`)
@@ -53,13 +91,24 @@ func journalServer(t *testing.T) (*httptest.Server, *journal) {
 	return srv, j
 }
 
+// The page reports each effect synchronously the moment it happens: while
+// the journal is held, the renderer stays inside the handler and the CDP
+// acknowledgement of the action stays in flight.
+const journalPage = `<!doctype html><title>journal</title>
+<script>
+function effect(kind) {
+  const x = new XMLHttpRequest(); x.open("POST", "/effect?kind=" + kind, false); x.send(); // recorded (and held) before we go on
+}
+</script>
+<button id=b onclick="effect('click')">Do it</button>
+<label>Note <input id=n oninput="effect('type')"></label>`
+
 // TestCutSocketDuringEffects cuts the one socket before, during and after a
 // click, a type and a navigation: every effect lands at most once, a lost
 // acknowledgement is outcome_unknown, the reconnect yields a new generation
 // and old page handles are refused.
 func TestCutSocketDuringEffects(t *testing.T) {
-	// Not parallel: it cuts the socket inside a 1.5 s window of the page's
-	// own, and sibling tests on two cores can stretch past it.
+	t.Parallel() // its own Runner and browsers; the page waits for the cut
 	h := newHarness(t)
 	u := startUsersChrome(t)
 	srv, j := journalServer(t)
@@ -95,6 +144,7 @@ func TestCutSocketDuringEffects(t *testing.T) {
 		kind := action.Action
 		// During: cut while the renderer is still handling the effect.
 		action.Page = page
+		release := j.hold(t)
 		done := make(chan error, 1)
 		go func() { _, err := h.r.Act(ctx, action); done <- err }()
 		eventuallyT(t, 10*time.Second, kind+" reached the page", func() bool {
@@ -107,6 +157,7 @@ func TestCutSocketDuringEffects(t *testing.T) {
 		})
 		h.dial.cut()
 		err := <-done
+		release()
 		if !fsm.IsCode(err, fsm.OutcomeUnknown) {
 			t.Fatalf("%s with its ack lost = %v, want %s", kind, err, fsm.OutcomeUnknown)
 		}

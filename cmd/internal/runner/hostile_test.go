@@ -14,6 +14,7 @@ import (
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
@@ -31,7 +32,7 @@ func boundedRunner(t *testing.T, callBound time.Duration) *Runner {
 		t.Fatalf("Chromium is required: apt-get install -y chromium (%v)", err)
 	}
 	logs := &logSink{}
-	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: logs.logf, CallBound: callBound})
+	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: logs.logf, CallBound: callBound, StartTimeout: slow.Scale(platform.DefaultStartTimeout)})
 	if err != nil {
 		t.Fatal(err)
 	}

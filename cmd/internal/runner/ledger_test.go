@@ -17,8 +17,7 @@ import (
 // navigation, acknowledged before the cut, answers with its recorded
 // result on the new connection's page handle.
 func TestRepeatedKeyAfterCutSocket(t *testing.T) {
-	// Not parallel: it cuts the socket inside a 1.5 s window of the page's
-	// own, as TestCutSocketDuringEffects does.
+	t.Parallel() // its own Runner and browsers; the page waits for the cut
 	h := newHarness(t)
 	u := startUsersChrome(t)
 	srv, j := journalServer(t)
@@ -55,6 +54,7 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 	} {
 		kind := action.Action
 		action.Page = page
+		release := j.hold(t)
 		done := make(chan error, 1)
 		go func() { _, err := h.r.Act(ctx, action); done <- err }()
 		eventuallyT(t, 10*time.Second, kind+" reached the page", func() bool {
@@ -67,7 +67,9 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 		})
 		g := uint64(b.gens.Current()) + 1
 		h.dial.cut()
-		if err := <-done; !fsm.IsCode(err, fsm.OutcomeUnknown) {
+		err := <-done
+		release()
+		if !fsm.IsCode(err, fsm.OutcomeUnknown) {
 			t.Fatalf("%s with its ack lost = %v, want %s", kind, err, fsm.OutcomeUnknown)
 		}
 		eventuallyT(t, 20*time.Second, fmt.Sprintf("reconnected to generation %d", g), func() bool {

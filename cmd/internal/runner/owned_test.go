@@ -2,8 +2,12 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -63,16 +67,25 @@ func TestFakeBrokenChromiumLaunchFails(t *testing.T) {
 	tracecheck.Track(t)
 	dir := t.TempDir()
 	exe := filepath.Join(dir, "chromium")
-	if err := os.WriteFile(exe, []byte("#!/bin/sh\necho 'broken build' >&2\nexit 3\n"), 0o755); err != nil {
+	// Chromium's own words when its socket path is too long.
+	fatal := "[1:1:1202/013816.483727:FATAL:chrome/browser/process_singleton_posix.cc:315] Socket path too long: $TMPDIR/org.chromium.Chromium.RbXASo/SingletonSocket."
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\necho 'broken build' >&2\necho \""+fatal+"\" >&2\nexit 3\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{StateDir: filepath.Join(dir, "state"), Chrome: exe})
+	r, err := New(Options{StateDir: filepath.Join(dir, "state"), Chrome: exe, LogWhere: "runner.log in the test"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Shutdown(context.Background()) })
-	if _, err := r.Launch(context.Background(), localapi.LaunchRequest{}); err == nil {
+	_, err = r.Launch(context.Background(), localapi.LaunchRequest{})
+	if err == nil {
 		t.Fatal("a launch of a binary that dies at once succeeded")
+	}
+	// One line: why (the browser's reason, without its path) and where the
+	// rest is.
+	if msg := err.Error(); !strings.Contains(msg, `the browser says "Socket path too long"`) || !strings.Contains(msg, "runner.log in the test") ||
+		strings.Contains(msg, "\n") || strings.Contains(msg, "/") || strings.Contains(msg, "broken build") {
+		t.Fatalf("launch error = %q: want one line with the browser's reason and where its output is, no path", msg)
 	}
 	st, err := r.Status(context.Background())
 	if err != nil || len(st.Browsers) != 0 {
@@ -80,5 +93,50 @@ func TestFakeBrokenChromiumLaunchFails(t *testing.T) {
 	}
 	if recs, _ := filepath.Glob(filepath.Join(r.recordDir(), "*.json")); len(recs) != 0 {
 		t.Fatalf("the failed launch left orphan records %v", recs)
+	}
+}
+
+// TestLaunchWithLongTMPDIR: an owned browser starts and reads a page with a
+// TMPDIR of 100+ bytes, which Chromium alone cannot start under ("Socket
+// path too long": platform's TestLaunchWithLongTMPDIR shows it): what the
+// launch makes lives where the browser's sockets fit, and goes with it.
+func TestLaunchWithLongTMPDIR(t *testing.T) {
+	// Not parallel: it sets TMPDIR for the whole test binary.
+	r := boundedRunner(t, 0)
+	long := t.TempDir()
+	for len(long) < 110 {
+		long = filepath.Join(long, "nested-temporary-directory")
+	}
+	if err := os.MkdirAll(long, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, "<!doctype html><title>long</title><p>started under a long TMPDIR</p>")
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	bi, err := r.Launch(ctx, localapi.LaunchRequest{})
+	if err != nil {
+		t.Fatalf("launch with a %d-byte TMPDIR: %v", len(long), err)
+	}
+	b, _ := r.browser(bi.ID)
+	launchDir := b.life.(*ownedBrowser).launchDir
+	if strings.HasPrefix(launchDir, long) || len(launchDir)+platform.TempParentRoom > platform.SocketPathMax {
+		t.Fatalf("the launch directory %s leaves no room for the browser's sockets", launchDir)
+	}
+	p, err := r.Open(ctx, localapi.OpenRequest{Browser: bi.ID, URL: srv.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := r.Read(ctx, localapi.ReadRequest{Page: p.ID})
+	if err != nil || !strings.Contains(rd.Text, "started under a long TMPDIR") {
+		t.Fatalf("read = %+v, %v", rd, err)
+	}
+	if _, err := r.Close(ctx, localapi.BrowserRequest{Browser: bi.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(launchDir); !os.IsNotExist(err) {
+		t.Fatalf("the launch directory outlived its browser (%v)", err)
 	}
 }

@@ -31,12 +31,20 @@ type Options struct {
 	// Logf logs lifecycle events; it never receives ports, URLs, paths,
 	// tokens or page text. Nil discards.
 	Logf func(format string, args ...any)
+	// LogWhere says where Logf's lines go, for the errors that send the
+	// reader there ("runner.log in ~/.local/state/webcodex"); empty means
+	// "the Runner's log".
+	LogWhere string
 	// Chrome overrides Chromium discovery (tests).
 	Chrome string
 	// UploadDir is the one directory uploads may come from; empty refuses.
 	UploadDir string
 	// Stop asks the process serving this Runner to stop (the "stop" route).
 	Stop func()
+	// StartTimeout bounds an owned browser's start-up; zero means
+	// platform.DefaultStartTimeout. Tests stretch it with the machine's
+	// load.
+	StartTimeout time.Duration
 	// CallBound bounds one call that reaches a browser; zero means
 	// DefaultCallBound. Tests shorten it.
 	CallBound time.Duration
