@@ -23,6 +23,9 @@ func NewCmdAttach(f *Factory) *cobra.Command {
 		Short: "Attach to your running Chrome after one real approval (detach-only teardown)",
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
+			if err := localapi.CheckAllow(req.Allow); err != nil {
+				return &UsageError{Err: err} // before any Runner starts
+			}
 			if offer != "" {
 				if req.ProfileDir != "" || req.Endpoint != "" {
 					return &UsageError{Err: fmt.Errorf("--offer attaches a shared tab: give it without --profile-dir or --endpoint")}

@@ -39,6 +39,9 @@ func NewCmdLaunch(f *Factory) *cobra.Command {
 			if headless && headed {
 				return &UsageError{Err: fmt.Errorf("--headless and --headed exclude each other")}
 			}
+			if err := localapi.CheckAllow(allow); err != nil {
+				return &UsageError{Err: err} // before any Runner starts
+			}
 			req := localapi.LaunchRequest{Managed: managed, Allow: allow}
 			if headless || headed {
 				req.Headless = &headless

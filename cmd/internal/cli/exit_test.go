@@ -106,6 +106,40 @@ func TestUsageMistakesExit2(t *testing.T) {
 	}
 }
 
+// TestMalformedAllowIsAUsageError: an --allow entry the origin gate would
+// drop ("not a url!", an empty one, ftp://x, a path, a single label) makes launch and
+// attach exit 2 naming the entry and the accepted forms, before any Runner
+// is asked or started (none may start here: a start would exit 4).
+func TestMalformedAllowIsAUsageError(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	t.Setenv("WEBCODEX_STATE_DIR", state)
+	t.Setenv("WEBCODEX_EXECUTABLE", "/nonexistent/webcodex")
+	for _, bad := range []string{"not a url!", "", "ftp://x", "example.com/path", "com", "*.example.com"} {
+		for _, args := range [][]string{
+			{"launch", "--allow", "example.com", "--allow", bad},
+			{"attach", "--endpoint", "127.0.0.1:9222", "--allow", bad},
+			{"attach", "--offer", "o-1", "--allow", bad},
+		} {
+			code, out, errs := run(append(args, "--json")...)
+			if code != ExitUsage || !strings.Contains(errs, fmt.Sprintf("--allow %q", bad)) || !strings.Contains(errs, "[scheme://]host[:port]") {
+				t.Errorf("%q: exit %d, stderr %q; want %d naming the entry and the accepted forms", args, code, errs, ExitUsage)
+			}
+			var m struct{ Error struct{ Kind string } }
+			if json.Unmarshal([]byte(out), &m); m.Error.Kind != "usage" {
+				t.Errorf("%q: --json stdout %q, want an error of kind usage", args, out)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(state, "runner.log")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a Runner was started for a usage error (runner.log: %v)", err)
+	}
+	// Good entries get past the command line (and fail only for want of a
+	// Runner).
+	if code, _, errs := run("launch", "--allow", "example.com", "--allow", "http://localhost:3000", "--allow", "[::1]:8080"); code != ExitUnreachable {
+		t.Errorf("launch with good entries: exit %d (%s), want %d", code, errs, ExitUnreachable)
+	}
+}
+
 // TestVersionReportsTheBuild: `webcodex --version` and `webcodex version`
 // say the same version, from the build information.
 func TestVersionReportsTheBuild(t *testing.T) {

@@ -29,6 +29,12 @@ type BuildInfo struct {
 // linkedVersion is Version as the linker set it, before init replaced it.
 var linkedVersion = Version
 
+// linkedRevision and linkedModified ("true") are the checkout's commit and
+// state as make install and make build pass them with -ldflags -X, for a
+// build where Go records no VCS information (a linked git worktree,
+// GOFLAGS=-buildvcs=false).
+var linkedRevision, linkedModified string
+
 // Build reads the version and revision from the build information.
 func Build() BuildInfo {
 	b := BuildInfo{Version: "(devel)"}
@@ -51,6 +57,9 @@ func Build() BuildInfo {
 	}
 	if linkedVersion != "" {
 		b.Version = linkedVersion
+	}
+	if b.Revision == "" && linkedRevision != "" {
+		b.Revision, b.Modified = linkedRevision, linkedModified == "true"
 	}
 	return b
 }

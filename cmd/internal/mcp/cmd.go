@@ -108,12 +108,10 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
 	}
-	logger := log.New(f.IO.Err, "webcodex mcp: ", log.LstdFlags)
-	if _, dropped := origin.New(origin.Owned, o.allow); len(dropped) > 0 {
-		for _, d := range dropped {
-			logger.Printf("--allow %q is dropped: %s", d.Entry, d.Reason)
-		}
+	if err := localapi.CheckAllow(o.allow); err != nil {
+		return &cmdutil.UsageError{Err: err} // before anything starts
 	}
+	logger := log.New(f.IO.Err, "webcodex mcp: ", log.LstdFlags)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	dir, err := runner.StateDir()
@@ -150,7 +148,7 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 			}
 		}()
 	} else {
-		r, err := runner.New(runner.Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, UploadDir: o.uploadDir})
+		r, err := runner.New(runner.Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, LogWhere: runner.LogWhere(dir, f.IO.Err, "webcodex mcp"), UploadDir: o.uploadDir})
 		if err != nil {
 			return err
 		}

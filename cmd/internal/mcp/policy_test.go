@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -217,7 +218,6 @@ func TestPolicyCheckCLI(t *testing.T) {
 		{"attach", []string{"127.0.0.1"}, "http://[::ffff:127.0.0.1]/", false},
 		{"attach", []string{"localhost"}, "http://app.localhost/", true},
 		{"attach", []string{"localhost"}, "http://127.0.0.1/", false},
-		{"attach", []string{"com"}, "https://example.com/", false},
 		{"attach", nil, "https://example.com/", false},
 		{"attach", nil, "about:blank", false},
 		{"attach", []string{"example.com"}, "about:blank", true},
@@ -258,8 +258,8 @@ func TestPolicyCheckCLI(t *testing.T) {
 			t.Errorf("%q allowed with a code: %+v", c.url, v)
 		}
 	}
-	// Several URLs: one object per URL; text mode; dropped entries on stderr.
-	cmd := exec.Command(binary, "policy", "check", "--allow", "com", "--allow", "example.com", "https://example.com/", "https://evil.test/")
+	// Several URLs: one object per URL; text mode.
+	cmd := exec.Command(binary, "policy", "check", "--allow", "example.com", "https://example.com/", "https://evil.test/")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -269,8 +269,23 @@ func TestPolicyCheckCLI(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "allowed\thttps://example.com/") || !strings.HasPrefix(lines[1], "denied\thttps://evil.test/\torigin_denied") {
 		t.Fatalf("text output %q", out.String())
 	}
-	if !strings.Contains(errb.String(), `"com" is dropped`) {
-		t.Fatalf("dropped entry not reported: %q", errb.String())
+	// An entry the gate would drop is a usage error naming it and the
+	// accepted forms, for policy check as for mcp (which then starts
+	// nothing: it exits before reading its client).
+	for _, entry := range []string{"com", "not a url!", "", "ftp://x"} {
+		for _, args := range [][]string{
+			{"policy", "check", "--allow", "example.com", "--allow", entry, "https://example.com/"},
+			{"mcp", "--allow", entry},
+		} {
+			cmd := exec.Command(binary, args...)
+			cmd.Env = append(os.Environ(), "WEBCODEX_STATE_DIR="+filepath.Join(t.TempDir(), "state"))
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			err := cmd.Run()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(errb.String(), fmt.Sprintf("--allow %q", entry)) || !strings.Contains(errb.String(), "[scheme://]host[:port]") {
+				t.Fatalf("%q: %v, stderr %q; want exit 2 naming the entry and the accepted forms", args, err, errb.String())
+			}
+		}
 	}
 	for _, bad := range [][]string{{"policy", "check"}, {"policy", "check", "--mode", "owned", "https://x.test/"}} {
 		if err := exec.Command(binary, bad...).Run(); err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -44,7 +45,7 @@ func NewCmdPolicy(f *cmdutil.Factory) *cobra.Command {
 		Short: "Print the origin gate's verdict for each URL (exit 0 when every URL is allowed, 3 when one is denied)",
 		Long: "Judges each URL with the origin gate a browser would get from these --allow entries.\n" +
 			"--mode attach (default): an empty list authorizes nothing. --mode launch: an empty list is the open web (http, https).\n" +
-			"Entries the gate drops (single labels, wildcards, paths, …) are reported on stderr.\n" +
+			"An entry the gate would drop (single labels, wildcards, paths, …) is a usage error (exit 2).\n" +
 			"With --json, one object: {\"mode\", \"allowed\" (every URL), \"verdicts\": [{\"url\", \"allowed\", and \"code\" and \"detail\" when denied}]}.\n" +
 			"Exits 3 (refused, origin_denied) when any URL is denied.",
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -60,10 +61,10 @@ func NewCmdPolicy(f *cmdutil.Factory) *cobra.Command {
 			default:
 				return &cmdutil.UsageError{Err: fmt.Errorf("--mode is attach or launch, not %q", mode)}
 			}
-			gate, dropped := origin.New(m, allow)
-			for _, d := range dropped {
-				fmt.Fprintf(f.IO.Err, "allow entry %q is dropped: %s\n", d.Entry, d.Reason)
+			if err := localapi.CheckAllow(allow); err != nil {
+				return &cmdutil.UsageError{Err: err}
 			}
+			gate, _ := origin.New(m, allow)
 			res := PolicyCheck{Mode: mode, Allowed: true, Verdicts: []PolicyVerdict{}}
 			denied := 0
 			for _, u := range args {
