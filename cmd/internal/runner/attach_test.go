@@ -360,6 +360,12 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 	b, _ := h.r.browser(res.Browser.ID)
 	oldPage := pageByURL(t, res.Browser.Pages, srv.URL+"/")
 	hs := h.r.handshakes
+	// The tab's document is readable before the first action (a tab still
+	// committing is a replaced document to the first read).
+	eventuallyT(t, 10*time.Second, "the tab is readable", func() bool {
+		_, err := h.r.readablePage(ctx, oldPage)
+		return err == nil
+	})
 
 	// An effect whose acknowledgement arrives, then the socket is cut.
 	if _, err := h.r.Goto(ctx, localapi.GotoRequest{Page: oldPage, URL: srv.URL + "/effect"}); err != nil {
