@@ -241,13 +241,19 @@ func TestPolicyCheckCLI(t *testing.T) {
 		cmd := exec.Command(binary, args...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("policy check %v: %v\n%s", args, err, errb.String())
+		err := cmd.Run()
+		// A deny is a refusal: exit 3, the one object still printed.
+		if code := exitCode(err); (c.allowed && code != 0) || (!c.allowed && code != 3) {
+			t.Fatalf("policy check %v: exit %d (%v), want %d\n%s", args, code, err, map[bool]int{true: 0, false: 3}[c.allowed], errb.String())
 		}
-		var v PolicyVerdictJSON
-		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		var check struct {
+			Allowed  bool                `json:"allowed"`
+			Verdicts []PolicyVerdictJSON `json:"verdicts"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &check); err != nil || len(check.Verdicts) != 1 || check.Allowed != c.allowed {
 			t.Fatalf("%v: output %q", args, out.String())
 		}
+		v := check.Verdicts[0]
 		if v.URL != c.url || v.Allowed != c.allowed {
 			t.Errorf("policy check --mode %s %v %q = %+v, want allowed %v", c.mode, c.allow, c.url, v, c.allowed)
 		}
@@ -258,12 +264,12 @@ func TestPolicyCheckCLI(t *testing.T) {
 			t.Errorf("%q allowed with a code: %+v", c.url, v)
 		}
 	}
-	// Several URLs: one object per URL; text mode.
+	// Several URLs in text mode: a line each, and exit 3 for the deny.
 	cmd := exec.Command(binary, "policy", "check", "--allow", "example.com", "https://example.com/", "https://evil.test/")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatal(err)
+	if code := exitCode(cmd.Run()); code != 3 {
+		t.Fatalf("policy check with one URL denied: exit %d, want 3", code)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "allowed\thttps://example.com/") || !strings.HasPrefix(lines[1], "denied\thttps://evil.test/\torigin_denied") {
@@ -296,10 +302,22 @@ func TestPolicyCheckCLI(t *testing.T) {
 	}
 }
 
-// PolicyVerdictJSON is the --json line of policy check.
+// PolicyVerdictJSON is one verdict of policy check --json.
 type PolicyVerdictJSON struct {
 	URL     string `json:"url"`
 	Allowed bool   `json:"allowed"`
 	Code    string `json:"code"`
 	Detail  string `json:"detail"`
+}
+
+// exitCode is a finished command's exit status: 0 for success, -1 when it
+// did not run to an exit.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
 }
