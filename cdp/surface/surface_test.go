@@ -555,13 +555,18 @@ func TestStaleRefsAndRebind(t *testing.T) {
 	if strings.Join(clicks, ",") != "rerendered" {
 		t.Fatalf("clicks = %v", clicks)
 	}
-	// Unknown ref, unknown snapshot, ref without snapshot.
+	// Unknown ref, unknown snapshot.
 	_, err = p.Click(ctx, Target{Ref: "e999", SnapshotID: s.ID})
 	wantCode(t, err, fsm.ElementNotFound) // never in the snapshot: nothing went stale
 	_, err = p.Click(ctx, Target{Ref: other, SnapshotID: "s0.999.zzzzzz"})
 	wantCode(t, err, fsm.BindingStale)
-	_, err = p.Click(ctx, Target{Ref: other})
-	wantCode(t, err, fsm.InvalidArgument)
+	// A ref without a snapshot means the newest snapshot that lists it
+	// (as MCP and the CLI take a bare ref): Other is still there.
+	must(p.Click(ctx, Target{Ref: other}))(t)
+	js(t, p, "window.clicks", &clicks)
+	if strings.Join(clicks, ",") != "rerendered,other" {
+		t.Fatalf("clicks after a bare ref = %v, want rerendered,other", clicks)
+	}
 
 	// Navigation replaces the document: old refs are stale, never guessed.
 	must(p.Navigate(ctx, fixtures(t).url("/vanish")))(t)
