@@ -89,7 +89,8 @@ func TestCDPPolicyThroughTool(t *testing.T) {
 // before it reaches the Runner, and its capability bits are honest.
 func TestReadOnlyServer(t *testing.T) {
 	t.Parallel() // its own MCP server, Runner and browsers
-	s := startServer(t, serverOpts{args: []string{"--scopes", "browser:read"}})
+	// Every capability group on: a tool of any group is judged here.
+	s := startServer(t, serverOpts{args: []string{"--scopes", "browser:read", "--caps", "all"}})
 	effects := map[string]map[string]any{
 		"browser_launch":           {},
 		"browser_attach":           {"candidate": "chromium"},
@@ -114,6 +115,14 @@ func TestReadOnlyServer(t *testing.T) {
 		"browser_reload":           {},
 		"browser_probe":            {"action": "click", "ref": "e1"},
 		"browser_downloads save":   {"id": "d1", "save": "/tmp"},
+		"browser_resize":           {"width": 800, "height": 600},
+		"browser_emulate_media":    {"colorScheme": "dark"},
+		"browser_mouse_move_xy":    {"x": 1, "y": 1},
+		"browser_mouse_click_xy":   {"x": 1, "y": 1},
+		"browser_mouse_drag_xy":    {"startX": 1, "startY": 1, "endX": 2, "endY": 2},
+		"browser_mouse_down":       {},
+		"browser_mouse_up":         {},
+		"browser_mouse_wheel":      {"deltaX": 0, "deltaY": 10},
 		"browser_tabs (no more)":   nil,
 	}
 	for name, args := range effects {
@@ -145,7 +154,7 @@ func TestReadOnlyServer(t *testing.T) {
 	// Every tool outside browser:read is in the list above.
 	readOnly := map[string]bool{"browser_discover": true, "browser_status": true, "browser_snapshot": true, "browser_wait_for": true,
 		"browser_take_screenshot": true, "browser_console_messages": true, "browser_network_requests": true, "browser_tabs": true,
-		"browser_scroll": true, "browser_downloads": true}
+		"browser_scroll": true, "browser_downloads": true, "browser_find": true, "browser_pdf_save": true}
 	for _, tool := range toolOrder {
 		if _, ok := effects[tool]; !ok && !readOnly[tool] {
 			t.Errorf("%s is neither checked here nor read-only", tool)
