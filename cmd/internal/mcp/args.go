@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -74,42 +73,20 @@ func (t *TargetArg) UnmarshalJSON(b []byte) error {
 	return t.check()
 }
 
-// maxSelectorChars bounds a selector string.
-const maxSelectorChars = 1000
-
-// roleSelector is Playwright's role=button[name="Save"].
-var roleSelector = regexp.MustCompile(`^role=([a-z]+)(?:\[name=(?:"([^"]*)"|'([^']*)')i?\])?$`)
-
-// selectorTarget reads a selector string: a CSS selector, or one of
-// Playwright's text=…, role=…[name="…"] and data-testid=… forms. The
-// element must be unique: more than one visible match is refused as
-// ambiguous and none as not found, each naming the count.
+// selectorTarget reads a selector string the way the CLI does
+// (localapi.SelectorTarget: CSS, or Playwright's text=…, role=…[name="…"]
+// and data-testid=…), its refusals naming the argument. The element must be
+// unique: more than one visible match is refused as ambiguous and none as
+// not found, each naming the count.
 func selectorTarget(sel string) (TargetArg, error) {
-	sel = strings.TrimSpace(sel)
-	switch {
-	case sel == "":
-		return TargetArg{}, fsm.Refuse(fsm.InvalidArgument, "target is empty: give a ref (e5, from browser_snapshot) or a unique CSS selector")
-	case len(sel) > maxSelectorChars:
-		return TargetArg{}, fsm.Refusef(fsm.InvalidArgument, "target is a selector of at most %d characters", maxSelectorChars)
-	case strings.HasPrefix(sel, "text="):
-		return TargetArg{Text: unquote(strings.TrimPrefix(sel, "text="))}, nil
-	case strings.HasPrefix(sel, "data-testid="):
-		return TargetArg{TestID: unquote(strings.TrimPrefix(sel, "data-testid="))}, nil
-	case strings.HasPrefix(sel, "role="):
-		m := roleSelector.FindStringSubmatch(sel)
-		if m == nil {
-			return TargetArg{}, fsm.Refusef(fsm.InvalidArgument, "target %q: a role selector reads role=button or role=button[name=\"Save\"]", capText(sel, 60))
+	t, err := localapi.SelectorTarget(sel)
+	if err != nil {
+		if ref, ok := fsm.AsRefusal(err); ok {
+			return TargetArg{}, fsm.Refuse(ref.Code, "target: "+ref.Detail+"; or give a ref (e5, from browser_snapshot)")
 		}
-		return TargetArg{Role: m[1], Name: m[2] + m[3]}, nil
+		return TargetArg{}, err
 	}
-	return TargetArg{CSS: sel}, nil
-}
-
-func unquote(s string) string {
-	if len(s) >= 2 && (s[0] == '"' || s[0] == '\'') && s[len(s)-1] == s[0] {
-		return s[1 : len(s)-1]
-	}
-	return s
+	return TargetArg{Role: t.Role, Name: t.Name, Text: t.Text, TestID: t.TestID, CSS: t.CSS}, nil
 }
 
 // check refuses a target that names no element, or more than one way.
