@@ -117,10 +117,7 @@ func TestProfileHintsFake(t *testing.T) {
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Args = append(tt.args, "-test.run=^$") // argv[0] and the flags are what /proc shows
-		cmd.Env = append(os.Environ(), helperEnv+"=hang")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		startHelperCmd(t, cmd, "hang")
 		pid := cmd.Process.Pid
 		hints, stated, err := profileHints(pid)
 		if err != nil || !stated {

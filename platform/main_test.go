@@ -14,6 +14,10 @@ import (
 // launches a real browser and is then killed (Pdeathsig).
 const helperEnv = "WEBCODEX_PLATFORM_TEST_HELPER"
 
+// readyEnv asks a helper to print one line once it runs; startHelper waits
+// for it.
+const readyEnv = "WEBCODEX_PLATFORM_TEST_READY"
+
 // helperMaxLife bounds every helper, so none can outlive a broken test.
 const helperMaxLife = 60 * time.Second
 
@@ -30,6 +34,11 @@ func runHelper(role string) int {
 		if err := os.WriteFile(f, []byte(rec), 0o600); err != nil {
 			return 99
 		}
+	}
+	if os.Getenv(readyEnv) != "" {
+		// The exec is complete once main runs: /proc shows argv from here on,
+		// not before (the kernel wakes the parent before it sets argv up).
+		fmt.Println("ready")
 	}
 	switch role {
 	case "hang":

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"bufio"
 	"errors"
 	"os"
 	"os/exec"
@@ -14,13 +15,28 @@ import (
 )
 
 // startHelper re-executes the test binary in role, in its own process
-// group, and reaps it at cleanup.
+// group, waits until it runs, and reaps it at cleanup.
 func startHelper(t *testing.T, role string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(append(os.Environ(), helperEnv+"="+role), env...)
+	return startHelperCmd(t, cmd, role, env...)
+}
+
+// startHelperCmd starts cmd (whose Args the caller may have set) as a helper
+// in role and returns once the helper's main runs, so /proc shows its argv.
+func startHelperCmd(t *testing.T, cmd *exec.Cmd, role string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd.Env = append(append(os.Environ(), helperEnv+"="+role, readyEnv+"=1"), env...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -29,6 +45,11 @@ func startHelper(t *testing.T, role string, env ...string) *exec.Cmd {
 			cmd.Wait()
 		}
 	})
+	// Bounded: a helper that never starts fails the test, not the run.
+	r.SetReadDeadline(time.Now().Add(helperMaxLife))
+	if line, err := bufio.NewReader(r).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("helper %s did not report running: %q, %v", role, line, err)
+	}
 	return cmd
 }
 
