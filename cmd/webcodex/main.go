@@ -5,13 +5,13 @@ package main
 import (
 	"os"
 
+	"github.com/webcodex/webcodex/cmd/internal/admincmd"
 	"github.com/webcodex/webcodex/cmd/internal/cli"
 	"github.com/webcodex/webcodex/cmd/internal/mcp"
-	"github.com/webcodex/webcodex/cmd/internal/runner"
 	"github.com/webcodex/webcodex/cmd/internal/speccmd"
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, runner.NewCmdServe, runner.NewCmdPolicy, runner.NewCmdDoctor, mcp.NewCmdMCP,
-		cli.NewCmdDiscover, cli.NewCmdBridge, runner.NewCmdInstallBridge, speccmd.NewCmdSpec))
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, admincmd.NewCmdServe, admincmd.NewCmdPolicy, admincmd.NewCmdDoctor, mcp.NewCmdMCP,
+		cli.NewCmdDiscover, cli.NewCmdBridge, admincmd.NewCmdInstallBridge, speccmd.NewCmdSpec))
 }

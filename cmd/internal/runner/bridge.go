@@ -3,9 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
-	"strconv"
 	"time"
 
 	"github.com/webcodex/webcodex/cdp"
@@ -309,35 +306,6 @@ func (s *sharedTab) reconnect(context.Context) (reconnect.Result, error) {
 }
 
 func (s *sharedTab) describe(bi *localapi.BrowserInfo) { bi.Via = ViaExtension }
-
-// checkBridge is doctor's line for the bridge: installed (the installation
-// record), and reachable (a Runner's listener answers on the published
-// port). It starts nothing.
-func checkBridge(ctx context.Context) DoctorCheck {
-	c := DoctorCheck{Name: "extension bridge"}
-	state, err := StateDir()
-	if err != nil || !install.Installed(state) {
-		c.Status, c.Detail = CheckInfo, "not installed (optional: share single tabs from your Chrome)"
-		c.Fix = "webcodex install-bridge, then load extension/ unpacked in chrome://extensions"
-		return c
-	}
-	rec, err := rendezvous.ReadRecord(state)
-	if err != nil {
-		c.Status, c.Detail = CheckInfo, "installed; no Runner is listening for it now"
-		c.Fix = "any webcodex command starts a Runner, which opens the bridge"
-		return c
-	}
-	d := net.Dialer{Timeout: 2 * time.Second}
-	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(rec.Port)))
-	if err != nil {
-		c.Status, c.Detail = CheckWarn, "installed; the Runner that published the bridge is gone"
-		c.Fix = "any webcodex command starts a Runner, which opens the bridge again"
-		return c
-	}
-	conn.Close()
-	c.Status, c.Detail = CheckOK, fmt.Sprintf("installed and reachable (%s)", "a Runner listens on loopback")
-	return c
-}
 
 // offersWaiting reports whether a shared tab waits to be attached: the
 // Runner is not idle while a person's Share is pending (ten minutes at

@@ -20,6 +20,7 @@ import (
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/netguard"
 	"github.com/webcodex/webcodex/consent"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
@@ -69,9 +70,9 @@ type Browser struct {
 	// lostReason says why an owned browser is lost (crashed, or its
 	// connection dropped); set once, as the machine moves to lost.
 	lostReason string
-	pageSeq    uint64     // pages in the order they were attached
-	teardown   string     // how it ended (closed, detached); set once by closeBrowser, read after done
-	dl         *downloads // owned: the download jail (downloads.go)
+	pageSeq    uint64         // pages in the order they were attached
+	teardown   string         // how it ended (closed, detached); set once by closeBrowser, read after done
+	dl         *netguard.Jail // owned: the download jail (downloads.go)
 }
 
 // c returns the connection of the current generation.
@@ -190,15 +191,15 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	case platform.PrivateNetwork().Enabled:
 		// The proxy serves the listener the launch hands back.
 		lopts.PrivateNetwork = true
-		lopts.ExtraArgs = append(lopts.ExtraArgs, egressLaunchArgs(platform.PrivateNetworkProxyAddr)...)
+		lopts.ExtraArgs = append(lopts.ExtraArgs, netguard.ProxyLaunchArgs(platform.PrivateNetworkProxyAddr)...)
 	default:
-		egress, err := startEgressProxy(b.gate)
+		egress, err := netguard.StartProxy(b.gate)
 		if err != nil {
 			o.release(removeProfile())
 			return localapi.BrowserInfo{}, err
 		}
 		o.egress = egress
-		lopts.ExtraArgs = append(lopts.ExtraArgs, egressLaunchArgs(egress.ln.Addr().String())...)
+		lopts.ExtraArgs = append(lopts.ExtraArgs, netguard.ProxyLaunchArgs(egress.Addr())...)
 	}
 	// The launch's failure and every abort below fire failed: its effect,
 	// reap_process_tree, leaves no process of the group behind.
@@ -221,7 +222,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	}
 	o.proc = proc
 	if ln := proc.PrivateNetworkListener(); ln != nil {
-		o.egress = serveEgressProxy(b.gate, ln, maxEgressConns)
+		o.egress = netguard.ServeProxy(b.gate, ln)
 	}
 	o.record = r.writeRecord(o, lopts)
 	if err := b.connect(proc); err != nil {
@@ -517,7 +518,7 @@ func (r *Runner) closeBrowser(ctx context.Context, b *Browser) string {
 		b.life.stop() // its watcher has ended: the machine is at rest
 		b.teardown = b.life.teardown(ctx)
 		b.c().Close()
-		b.dl.close()
+		b.dl.Close()
 		b.mu.Lock()
 		pages := b.pages
 		b.pages = map[string]*Page{}

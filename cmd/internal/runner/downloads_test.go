@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/netguard"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
@@ -101,18 +102,17 @@ func TestDownloadsJailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ob.dl.mu.Lock()
-	guid := ob.dl.order[0].guid
-	ob.dl.mu.Unlock()
+	listed, _, _, _ := ob.dl.List("")
+	guid := listed[0].GUID
 	list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, ID: guid, WaitMS: 20000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := list.Downloads[0]
-	if d.State != downloadCompleted || d.FileName != "report.txt" || d.ReceivedBytes != int64(len(report)) {
+	if d.State != netguard.StateCompleted || d.FileName != "report.txt" || d.ReceivedBytes != int64(len(report)) {
 		t.Fatalf("download = %+v, want report.txt completed with %d bytes", d, len(report))
 	}
-	jail := ob.dl.dir
+	jail := ob.dl.Dir()
 	raw, _ := json.Marshal(list)
 	if strings.Contains(string(raw), jail) || strings.Contains(string(raw), "/") {
 		t.Fatalf("the listing names a path: %s", raw)
@@ -136,7 +136,7 @@ func TestDownloadsJailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if big := list.Downloads[1]; big.State != downloadCanceled || big.Reason != reasonOverCap || big.FileName != "big.bin" {
+	if big := list.Downloads[1]; big.State != netguard.StateCanceled || big.Reason != netguard.ReasonOverCap || big.FileName != "big.bin" {
 		t.Fatalf("over-bound download = %+v, want canceled over_cap", big)
 	}
 	eventuallyT(t, 10*time.Second, "the cancelled file is removed", func() bool {
@@ -223,31 +223,6 @@ func TestDownloadsWaitBound(t *testing.T) {
 	})
 	if _, err := h.r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, WaitMS: 300}); !fsm.IsCode(err, fsm.Timeout) {
 		t.Fatalf("wait on an endless download = %v, want %s", err, fsm.Timeout)
-	}
-}
-
-// TestSafeFileName: a site's suggested name becomes one plain file name.
-func TestSafeFileName(t *testing.T) {
-	for in, want := range map[string]string{
-		"report.txt":                  "report.txt",
-		"../../etc/passwd":            "passwd",
-		`..\\boot.ini`:                "boot.ini",
-		".bashrc":                     "bashrc",
-		"":                            "download",
-		"..":                          "download",
-		"a\x00b\nc.txt":               "abc.txt",
-		strings.Repeat("é", 150):      strings.Repeat("é", 100),
-		"a\u2215b\uff0fc\u2044d.txt":  "a_b_c_d.txt",
-		"..\uff0f..\uff0fetc":         "_.._etc",
-		"\uff3cx\u2216y":              "_x_y",
-		"invoice\u202egnp.exe":        "invoicegnp.exe",
-		"a\u2066b\u2069\u200bc\ufeff": "abc",
-		"tab\there\u00a0x":            "tabhere x",
-		"\u202e.bashrc":               "bashrc",
-	} {
-		if got := safeFileName(in); got != want {
-			t.Errorf("safeFileName(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 
@@ -354,7 +329,7 @@ func TestParallelDownloadsAreBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jail := ob.dl.dir
+	jail := ob.dl.Dir()
 
 	// The sampler: the largest file and the largest jail it ever saw.
 	var maxFile, maxJail atomic.Int64
@@ -396,10 +371,10 @@ func TestParallelDownloadsAreBounded(t *testing.T) {
 	<-sampled
 	refused := 0
 	for _, d := range list.Downloads {
-		if d.State != downloadCanceled || (d.Reason != reasonOverCap && d.Reason != reasonJailFull) {
+		if d.State != netguard.StateCanceled || (d.Reason != netguard.ReasonOverCap && d.Reason != netguard.ReasonJailFull) {
 			t.Errorf("download %+v: want canceled, over_cap or jail_full", d)
 		}
-		if d.Reason == reasonJailFull {
+		if d.Reason == netguard.ReasonJailFull {
 			refused++
 		}
 	}
@@ -407,7 +382,7 @@ func TestParallelDownloadsAreBounded(t *testing.T) {
 		t.Errorf("%d downloads listed, want %d", len(list.Downloads), n)
 	}
 	t.Logf("largest file seen %.2f× its bound, largest jail %.2f× its bound; %d of %d refused at their start",
-		float64(maxFile.Load())/limit, float64(maxJail.Load())/(jailFactor*limit), refused, n)
+		float64(maxFile.Load())/limit, float64(maxJail.Load())/(netguard.JailFactor*limit), refused, n)
 	done := make(chan struct{})
 	go func() { served.Wait(); close(done) }()
 	select {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/netguard"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
@@ -32,7 +33,7 @@ type ownedBrowser struct {
 	procLease *lease.ProcessLease
 	record    string // orphan record path
 	launchDir string // the temporary directory of this launch
-	egress    *egressProxy
+	egress    *netguard.Proxy
 }
 
 func newOwnedBrowser(b *Browser) *ownedBrowser {

@@ -1,4 +1,4 @@
-package runner
+package admincmd
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package runner
+package netguard
 
 import (
 	"context"
@@ -17,12 +17,12 @@ import (
 
 // Bounds of the egress proxy.
 const (
-	// maxEgressConns bounds the connections one browser's proxy carries at
+	// maxProxyConns bounds the connections one browser's proxy carries at
 	// once; a connection beyond it is refused at once.
-	maxEgressConns = 256
-	// egressHandshakeTimeout bounds the SOCKS greeting and request, and the
+	maxProxyConns = 256
+	// proxyHandshakeTimeout bounds the SOCKS greeting and request, and the
 	// dial to the destination.
-	egressHandshakeTimeout = 10 * time.Second
+	proxyHandshakeTimeout = 10 * time.Second
 )
 
 // SOCKS5 (RFC 1928) constants used here.
@@ -41,7 +41,7 @@ const (
 	socksCmdNotSupport = 7
 )
 
-// egressProxy is the one way out of an owned browser with an allowlist: the
+// Proxy is the one way out of an owned browser with an allowlist: the
 // browser is launched with it as its SOCKS5 proxy for every destination,
 // loopback included, so every connection it opens — a WebSocket, which
 // request interception never sees, as much as a page load — is judged by
@@ -54,11 +54,11 @@ const (
 // listener inside it: nothing else leaves, whatever the protocol (WebRTC's
 // UDP, QUIC, DNS) and whatever Chromium does with its switches. Elsewhere
 // the proxy listens on a loopback port and the browser is held to it by
-// switches only (egressLaunchArgs).
+// switches only (ProxyLaunchArgs).
 //
 // Its goroutines belong to it: Close stops the listener and every carried
 // connection and waits for them.
-type egressProxy struct {
+type Proxy struct {
 	ln   net.Listener
 	gate *origin.Gate
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -72,39 +72,44 @@ type egressProxy struct {
 	conns map[net.Conn]struct{}
 }
 
-// startEgressProxy listens on a loopback port for one browser.
-func startEgressProxy(gate *origin.Gate) (*egressProxy, error) {
-	return startEgressProxyBounded(gate, maxEgressConns)
+// StartProxy listens on a loopback port for one browser.
+func StartProxy(gate *origin.Gate) (*Proxy, error) {
+	return startProxyBounded(gate, maxProxyConns)
 }
 
-// startEgressProxyBounded is startEgressProxy with another connection bound
+// startProxyBounded is StartProxy with another connection bound
 // (tests hit it).
-func startEgressProxyBounded(gate *origin.Gate, max int) (*egressProxy, error) {
+func startProxyBounded(gate *origin.Gate, max int) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("runner: egress proxy: %w", err)
+		return nil, fmt.Errorf("netguard: egress proxy: %w", err)
 	}
-	return serveEgressProxy(gate, ln, max), nil
+	return serveProxy(gate, ln, max), nil
 }
 
-// serveEgressProxy serves the proxy on ln, which it owns from then on.
-func serveEgressProxy(gate *origin.Gate, ln net.Listener, max int) *egressProxy {
+// ServeProxy serves the proxy on ln, which it owns from then on: the
+// listener a launch in a private network hands back.
+func ServeProxy(gate *origin.Gate, ln net.Listener) *Proxy {
+	return serveProxy(gate, ln, maxProxyConns)
+}
+
+func serveProxy(gate *origin.Gate, ln net.Listener, max int) *Proxy {
 	ctx, cancel := context.WithCancel(context.Background())
 	var d net.Dialer
-	p := &egressProxy{ln: ln, gate: gate, dial: d.DialContext, ctx: ctx, cancel: cancel,
+	p := &Proxy{ln: ln, gate: gate, dial: d.DialContext, ctx: ctx, cancel: cancel,
 		slots: make(chan struct{}, max), conns: map[net.Conn]struct{}{}}
 	p.wg.Add(1)
 	go p.serve()
 	return p
 }
 
-// egressLaunchArgs are the browser flags that route every connection
+// ProxyLaunchArgs are the browser flags that route every connection
 // through the proxy at addr: loopback too (Chromium bypasses proxies for
 // loopback unless told not to), and WebRTC's UDP only through the proxy,
 // which carries none. In a private network they decide only which of the
 // browser's connections work; outside one they are all that holds it (and
 // WebRTC's UDP has been seen to leave despite them: Chromium 156).
-func egressLaunchArgs(addr string) []string {
+func ProxyLaunchArgs(addr string) []string {
 	return []string{
 		"--proxy-server=socks5://" + addr,
 		"--proxy-bypass-list=<-loopback>",
@@ -113,8 +118,11 @@ func egressLaunchArgs(addr string) []string {
 	}
 }
 
+// Addr is the loopback address the proxy listens on.
+func (p *Proxy) Addr() string { return p.ln.Addr().String() }
+
 // Close stops the proxy and waits for its goroutines.
-func (p *egressProxy) Close() {
+func (p *Proxy) Close() {
 	p.cancel()
 	p.ln.Close()
 	p.mu.Lock()
@@ -125,7 +133,7 @@ func (p *egressProxy) Close() {
 	p.wg.Wait()
 }
 
-func (p *egressProxy) serve() {
+func (p *Proxy) serve() {
 	defer p.wg.Done()
 	for {
 		c, err := p.ln.Accept()
@@ -154,7 +162,7 @@ func (p *egressProxy) serve() {
 }
 
 // track records a live connection; false once the proxy is closing.
-func (p *egressProxy) track(c net.Conn) bool {
+func (p *Proxy) track(c net.Conn) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.ctx.Err() != nil {
@@ -164,7 +172,7 @@ func (p *egressProxy) track(c net.Conn) bool {
 	return true
 }
 
-func (p *egressProxy) untrack(c net.Conn) {
+func (p *Proxy) untrack(c net.Conn) {
 	p.mu.Lock()
 	delete(p.conns, c)
 	p.mu.Unlock()
@@ -173,8 +181,8 @@ func (p *egressProxy) untrack(c net.Conn) {
 
 // handle runs one SOCKS5 CONNECT: greeting, request, the gate's verdict on
 // the destination, the dial, then the relay.
-func (p *egressProxy) handle(c net.Conn) {
-	c.SetDeadline(time.Now().Add(egressHandshakeTimeout))
+func (p *Proxy) handle(c net.Conn) {
+	c.SetDeadline(time.Now().Add(proxyHandshakeTimeout))
 	host, port, err := socksRequest(c)
 	if err != nil {
 		return // malformed or unsupported: already answered where the protocol allows
@@ -183,7 +191,7 @@ func (p *egressProxy) handle(c net.Conn) {
 		socksReply(c, socksNotAllowed)
 		return
 	}
-	dctx, cancel := context.WithTimeout(p.ctx, egressHandshakeTimeout)
+	dctx, cancel := context.WithTimeout(p.ctx, proxyHandshakeTimeout)
 	up, err := p.dial(dctx, "tcp", net.JoinHostPort(host, strconv.Itoa(int(port))))
 	cancel()
 	if err != nil {
@@ -217,7 +225,7 @@ func (p *egressProxy) handle(c net.Conn) {
 // allowed reports whether the gate authorizes host:port under any scheme a
 // browser connection can carry (http, https, ws, wss): the proxy sees only
 // the destination, so it lets through what some allowed origin needs.
-func (p *egressProxy) allowed(host string, port uint16) bool {
+func (p *Proxy) allowed(host string, port uint16) bool {
 	hp := net.JoinHostPort(host, strconv.Itoa(int(port)))
 	for _, scheme := range []string{"http", "https", "ws", "wss"} {
 		if p.gate.Allowed(scheme + "://" + hp + "/") {
@@ -227,7 +235,7 @@ func (p *egressProxy) allowed(host string, port uint16) bool {
 	return false
 }
 
-var errSocks = errors.New("runner: egress proxy: malformed SOCKS5 exchange")
+var errSocks = errors.New("netguard: egress proxy: malformed SOCKS5 exchange")
 
 // socksRequest reads the greeting and one CONNECT request and returns the
 // destination.

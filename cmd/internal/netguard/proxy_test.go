@@ -1,4 +1,4 @@
-package runner
+package netguard
 
 import (
 	"bufio"
@@ -51,14 +51,14 @@ func socksDial(t *testing.T, proxy, dest string) (byte, net.Conn) {
 // denied host by name (SOCKS reply 2, nothing dialed), and refuses a
 // greeting without the no-auth method.
 func TestEgressProxyJudgesEveryDestination(t *testing.T) {
-	t.Parallel() // its own Runner and browsers
+	t.Parallel()
 	hits := 0
 	allowed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	defer allowed.Close()
 	denied := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
 	defer denied.Close()
 	gate, _ := origin.New(origin.Owned, []string{allowed.URL})
-	p, err := startEgressProxy(gate)
+	p, err := StartProxy(gate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,9 +102,9 @@ func TestEgressProxyJudgesEveryDestination(t *testing.T) {
 // TestEgressProxyBound: connections beyond the bound are refused at once,
 // and a slot frees when a connection ends.
 func TestEgressProxyBound(t *testing.T) {
-	t.Parallel() // its own Runner and browsers
+	t.Parallel()
 	gate, _ := origin.New(origin.Owned, []string{"127.0.0.1:1"})
-	p, err := startEgressProxyBounded(gate, 2)
+	p, err := startProxyBounded(gate, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

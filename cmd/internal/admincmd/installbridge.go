@@ -1,4 +1,4 @@
-package runner
+package admincmd
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/extension/install"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -36,7 +37,7 @@ func NewCmdInstallBridge(f *cmdutil.Factory) *cobra.Command {
 		Short: "Register the webcodex extension's native messaging host for this user (a changed manifest is backed up)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			state, err := StateDir()
+			state, err := localapi.StateDir()
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package runner
+package admincmd
 
 import (
 	"bytes"
@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,6 +21,8 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/extension/install"
+	"github.com/webcodex/webcodex/extension/rendezvous"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -236,9 +240,15 @@ func checkAccessibility(ctx context.Context) DoctorCheck {
 	defer cancel()
 	if err := platform.DesktopEnvFromOS().Check(actx); err != nil {
 		return DoctorCheck{Name: "consent adapter", Status: CheckInfo,
-			Detail: "unavailable (" + unavailableReason(err) + "): when you attach, you answer Chrome's \"Allow remote debugging?\" yourself"}
+			Detail: "unavailable (" + unavailable(err) + "): when you attach, you answer Chrome's \"Allow remote debugging?\" yourself"}
 	}
 	return DoctorCheck{Name: "consent adapter", Status: CheckOK, Detail: "an accessibility bus is here: with attach --press-prompt webcodex can press Chrome's \"Allow remote debugging?\" for a browser started with accessibility on"}
+}
+
+// unavailable is the one-line reason the desktop gave, without the
+// sentinel's own words.
+func unavailable(err error) string {
+	return strings.TrimPrefix(err.Error(), platform.ErrConsentUIUnavailable.Error()+": ")
 }
 
 func checkUploadDir() DoctorCheck {
@@ -291,5 +301,34 @@ func checkRunner(ctx context.Context) DoctorCheck {
 		c.Detail += "; " + strings.Join(problems, "; ")
 		c.Fix = "webcodex stop, then the next command starts a Runner with this shell's environment and build"
 	}
+	return c
+}
+
+// checkBridge is doctor's line for the bridge: installed (the installation
+// record), and reachable (a Runner's listener answers on the published
+// port). It starts nothing.
+func checkBridge(ctx context.Context) DoctorCheck {
+	c := DoctorCheck{Name: "extension bridge"}
+	state, err := localapi.StateDir()
+	if err != nil || !install.Installed(state) {
+		c.Status, c.Detail = CheckInfo, "not installed (optional: share single tabs from your Chrome)"
+		c.Fix = "webcodex install-bridge, then load extension/ unpacked in chrome://extensions"
+		return c
+	}
+	rec, err := rendezvous.ReadRecord(state)
+	if err != nil {
+		c.Status, c.Detail = CheckInfo, "installed; no Runner is listening for it now"
+		c.Fix = "any webcodex command starts a Runner, which opens the bridge"
+		return c
+	}
+	d := net.Dialer{Timeout: 2 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(rec.Port)))
+	if err != nil {
+		c.Status, c.Detail = CheckWarn, "installed; the Runner that published the bridge is gone"
+		c.Fix = "any webcodex command starts a Runner, which opens the bridge again"
+		return c
+	}
+	conn.Close()
+	c.Status, c.Detail = CheckOK, fmt.Sprintf("installed and reachable (%s)", "a Runner listens on loopback")
 	return c
 }

@@ -1,4 +1,4 @@
-package runner
+package admincmd
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
+	"github.com/webcodex/webcodex/cmd/internal/runner"
 )
 
 // NewCmdServe is `webcodex serve`: the Runner daemon in the foreground. It
@@ -23,14 +24,14 @@ func NewCmdServe(f *cmdutil.Factory) *cobra.Command {
 		Short: "Run the Runner daemon (CLI commands start one in the background when needed)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := StateDir()
+			dir, err := runner.StateDir()
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 			defer stop()
 			logger := log.New(f.IO.Err, "", log.LstdFlags)
-			err = Serve(ctx, Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, LogWhere: LogWhere(dir, f.IO.Err, "webcodex serve"), UploadDir: uploadDir, Stop: stop, IdleExit: idleExit})
+			err = runner.Serve(ctx, runner.Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, LogWhere: runner.LogWhere(dir, f.IO.Err, "webcodex serve"), UploadDir: uploadDir, Stop: stop, IdleExit: idleExit})
 			if err != nil {
 				return fmt.Errorf("serve: %w", err)
 			}
