@@ -10,18 +10,20 @@ import "testing"
 // changes them too: re-pin from the rendered README (spec/README.md) after
 // reviewing why.
 var pinnedExplorations = map[string]struct{ States, Steps int }{
-	"consent":             {34, 545},
-	"approval_request":    {17, 124},
-	"grant":               {46, 232},
-	"reconnect":           {17117, 304520},
-	"attachment_owned":    {6, 36},
-	"attachment_external": {27, 150},
-	"process_lease":       {7, 28},
-	"extension_offer":     {4, 13},
-	"mutation_gate":       {20, 68},
-	"effect_ledger":       {8, 49},
-	"bridge_peer":         {4, 12},
-	"bridge_route":        {14, 65},
+	"consent":               {34, 545},
+	"approval_request":      {17, 124},
+	"grant":                 {46, 232},
+	"reconnect":             {17117, 304520},
+	"attachment_owned":      {6, 36},
+	"attachment_external":   {27, 150},
+	"attachment_shared_tab": {6, 24},
+	"process_lease":         {7, 28},
+	"extension_offer":       {4, 13},
+	"mutation_gate":         {20, 68},
+	"effect_ledger":         {8, 49},
+	"bridge_peer":           {4, 12},
+	"bridge_route":          {14, 65},
+	"mcp_session":           {4, 12},
 }
 
 func TestExplorationCountsPinned(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/webcodex/webcodex/extension/bridge"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/mcpsession"
 	"github.com/webcodex/webcodex/reconnect"
 )
 
@@ -29,12 +30,14 @@ func Machines() []fsm.Described {
 		reconnect.Spec,
 		lease.OwnedAttachmentSpec,
 		lease.ExternalAttachmentSpec,
+		lease.SharedTabSpec,
 		lease.ProcessSpec,
 		lease.OfferSpec,
 		lease.GateSpec,
 		lease.LedgerSpec,
 		bridge.PeerSpec,
 		bridge.RouteSpec,
+		mcpsession.Spec,
 	}
 }
 

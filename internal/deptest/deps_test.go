@@ -13,11 +13,12 @@ import (
 // forbidden lists, for each package, imports it must not reach, directly or
 // through its dependencies.
 var forbidden = map[string][]string{
-	"fsm":       {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
-	"consent":   {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
-	"reconnect": {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
-	"lease":     {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
-	"platform":  {"github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/consent", "github.com/webcodex/webcodex/reconnect", "github.com/webcodex/webcodex/lease"},
+	"fsm":        {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
+	"consent":    {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
+	"reconnect":  {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
+	"lease":      {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
+	"mcpsession": {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
+	"platform":   {"github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/consent", "github.com/webcodex/webcodex/reconnect", "github.com/webcodex/webcodex/lease"},
 	// The origin gate is a pure parser, so the approval digest (consent)
 	// can canonicalize allowlists with the gate's own rules: it must stay
 	// free of I/O and of the CDP transport.

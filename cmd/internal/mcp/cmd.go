@@ -123,6 +123,10 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 		Uploads: o.uploadDir != "", Session: newSession(), Version: cmdutil.Version, Logf: logger.Printf,
 	}
 	opts.OutputDir = filepath.Join(dir, "output", opts.Session)
+	// ends are the steps of the session's end, which its machine runs
+	// (newest first) once the client goes. Nothing returns between the
+	// first step and the server taking them.
+	var ends []func(context.Context)
 	if o.runner {
 		c, err := f.Client(ctx)
 		if err != nil {
@@ -139,35 +143,33 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 		// The daemon outlives this session: end it, so the browsers it
 		// launched close (unless kept) and those it attached detach. The
 		// daemon also ends it when this process is gone.
-		defer func() {
-			ectx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-			defer cancel()
+		ends = append(ends, func(ectx context.Context) {
 			ectx = localapi.WithCaller(ectx, localapi.Caller{Session: opts.Session})
 			if _, err := localapi.EndSession.Call(ectx, c, struct{}{}); err != nil {
 				logger.Printf("ending the session on the Runner: %v", err)
 			}
-		}()
+		})
 	} else {
 		r, err := runner.New(runner.Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, LogWhere: runner.LogWhere(dir, f.IO.Err, "webcodex mcp"), UploadDir: o.uploadDir})
 		if err != nil {
 			return err
 		}
-		defer func() {
-			sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-			defer cancel()
-			r.Shutdown(sctx)
-		}()
+		ends = append(ends, func(sctx context.Context) { r.Shutdown(sctx) })
 		closeApprovals, err := serveApprovals(ctx, dir, opts.Session, r, logger.Printf)
 		if err != nil {
 			logger.Printf("approvals from a terminal are unavailable: %v", err)
 		} else {
-			defer closeApprovals()
+			ends = append(ends, func(context.Context) { closeApprovals() })
 		}
 		opts.Runner, opts.Embedded = r.Routes(), r
 	}
 	s := NewServer(opts)
+	for _, end := range ends {
+		s.AtEnd(end)
+	}
 	t := &sdk.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}}
-	// Run returns nil when the client closes stdin, the normal end.
+	// Run returns nil when the client closes stdin, the normal end; the
+	// session's end has run when it returns.
 	if err := s.Run(ctx, t); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("mcp: %w", err)
 	}

@@ -84,6 +84,7 @@ type Server struct {
 	opts   Options
 	runner localapi.Invoker // opts.Runner
 	srv    *sdk.Server
+	life   *lifetime // the session's machine: open, serving, closing, closed
 
 	snaps snapshotMemo // each page's latest snapshot, for bare refs
 
@@ -94,7 +95,7 @@ type Server struct {
 
 // NewServer builds the server and its tools.
 func NewServer(opts Options) *Server {
-	s := &Server{opts: opts, runner: opts.Runner, asks: map[string]pendingAsk{}}
+	s := &Server{opts: opts, runner: opts.Runner, life: newLifetime(), asks: map[string]pendingAsk{}}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "webcodex", Title: "webcodex browser control", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
@@ -108,11 +109,6 @@ const instructions = `webcodex drives a real Chromium for you. browser_navigate 
 // call runs one route on the Runner, embedded or remote alike.
 func call[Req, Resp any](ctx context.Context, inv localapi.Invoker, rt localapi.Route[Req, Resp], req Req) (Resp, error) {
 	return rt.Call(ctx, inv, req)
-}
-
-// Run serves MCP on t until the client disconnects or ctx ends.
-func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
-	return s.srv.Run(ctx, t)
 }
 
 func (s *Server) logf(format string, args ...any) {

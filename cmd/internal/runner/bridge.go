@@ -222,10 +222,10 @@ func (r *Runner) AttachOffer(ctx context.Context, req localapi.AttachOfferReques
 }
 
 // sharedTab is the life of a tab shared from the extension, by
-// lease.ExternalAttachmentSpec: a shared tab never reconnects by itself (a
-// new Share is a new offer), so when its socket ends the machine passes
-// through reconnecting and its effect gives up at once, leaving the browser
-// lost with the share's fixed reason. Teardown only detaches.
+// lease.SharedTabSpec: a shared tab never reconnects by itself (a new Share
+// is a new offer), so when its socket ends the machine moves straight to
+// lost, its effect retiring the pages, and the browser keeps the share's
+// fixed reason. Teardown only detaches.
 type sharedTab struct {
 	b    *Browser
 	m    attachmentOwner
@@ -235,8 +235,8 @@ type sharedTab struct {
 
 func newSharedTab(b *Browser, sock *bridge.Socket) *sharedTab {
 	s := &sharedTab{b: b, w: newWatcher(), sock: sock}
-	s.m = fsm.NewOwner(lease.ExternalAttachmentSpec, nil, attachmentEffects{
-		lease.EffectReconnect:      s.giveUp,
+	s.m = fsm.NewOwner(lease.SharedTabSpec, nil, attachmentEffects{
+		lease.EffectRetirePages:    s.retirePages,
 		lease.EffectDetachDebugger: s.detachDebugger,
 	})
 	return s
@@ -272,9 +272,9 @@ func (s *sharedTab) watch() {
 	b.r.logf("runner: browser %s: the shared tab ended (%s)", b.id, reason)
 }
 
-// giveUp is start_reconnect for a shared tab: there is nothing to dial, so
-// its pages are retired and the machine gives up.
-func (s *sharedTab) giveUp(context.Context, attachmentStep) (lease.AttachTrigger, error) {
+// retirePages is retire_pages: the share ended, so its pages are retired
+// (their ids stay refused as closed) and nothing re-attaches them.
+func (s *sharedTab) retirePages(context.Context, attachmentStep) (lease.AttachTrigger, error) {
 	b, r := s.b, s.b.r
 	b.mu.Lock()
 	pages := b.pages
@@ -288,7 +288,7 @@ func (s *sharedTab) giveUp(context.Context, attachmentStep) (lease.AttachTrigger
 	for _, p := range pages {
 		p.surf.Close()
 	}
-	return lease.AttachGiveUp, nil
+	return "", nil
 }
 
 func (s *sharedTab) detachDebugger(ctx context.Context, _ attachmentStep) (lease.AttachTrigger, error) {
