@@ -23,6 +23,10 @@ var forbidden = map[string][]string{
 	// can canonicalize allowlists with the gate's own rules: it must stay
 	// free of I/O and of the CDP transport.
 	"cdp/origin": {"net", "net/http", "os/exec", "github.com/webcodex/webcodex/cdp", "github.com/webcodex/webcodex/platform"},
+	// The network boundary judges with an allowlist on one CDP connection
+	// and a directory; it is started by the Runner for one browser and
+	// knows neither consent, leases, the bridge nor the command line.
+	"netguard": {"github.com/webcodex/webcodex/consent", "github.com/webcodex/webcodex/reconnect", "github.com/webcodex/webcodex/lease", "github.com/webcodex/webcodex/extension", "github.com/webcodex/webcodex/cmd"},
 }
 
 // pureParsers are packages that parse text and open no sockets: net/url,
@@ -93,9 +97,6 @@ func TestCommandLayers(t *testing.T) {
 		"/cmd/internal/localapi": {"/cmd/internal/cli", "/cmd/internal/cmdutil", "/cmd/internal/runner", "/cmd/internal/mcp", "/cmd/internal/admincmd"},
 		"/cmd/internal/runner":   {"/cmd/internal/cli", "/cmd/internal/mcp", "/cmd/internal/admincmd"},
 		"/cmd/internal/mcp":      {"/cmd/internal/cli", "/cmd/internal/admincmd"},
-		// The network boundary is started by the Runner for one browser
-		// and knows neither the Runner, the wire nor the command line.
-		"/cmd/internal/netguard": {"/cmd/internal/runner", "/cmd/internal/localapi", "/cmd/internal/cli", "/cmd/internal/cmdutil", "/cmd/internal/mcp", "/cmd/internal/admincmd"},
 	}
 	for pkg, bad := range rules {
 		for d := range deps(t, module+pkg) {

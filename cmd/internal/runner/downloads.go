@@ -12,8 +12,8 @@ import (
 	"github.com/chromedp/cdproto/browser"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
-	"github.com/webcodex/webcodex/cmd/internal/netguard"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/netguard"
 	"github.com/webcodex/webcodex/platform"
 )
 

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
-	"github.com/webcodex/webcodex/cmd/internal/netguard"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
+	"github.com/webcodex/webcodex/netguard"
 	"github.com/webcodex/webcodex/platform"
 )
 

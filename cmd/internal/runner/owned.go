@@ -11,9 +11,9 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
-	"github.com/webcodex/webcodex/cmd/internal/netguard"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/netguard"
 	"github.com/webcodex/webcodex/platform"
 	"github.com/webcodex/webcodex/reconnect"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/webcodex/webcodex/cdp"
-	"github.com/webcodex/webcodex/cmd/internal/netguard"
+	"github.com/webcodex/webcodex/netguard"
 )
 
 // blockDeniedRequests makes origins the allowlist denies unreachable in a
