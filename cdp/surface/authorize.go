@@ -33,10 +33,19 @@ const maxFrameChain = 32
 
 // docURL is the URL a document is judged by: its URL, or for about:blank and
 // about:srcdoc, which run as the origin that created them, that origin when
-// it is not opaque.
+// it is not opaque. A frame tree reports a tab's initial empty document,
+// before its first navigation commits, with no URL (and origin "://"): it
+// is about:blank, as the document itself says (location.href), so a verb
+// judges it as the identity read before it did.
 func docURL(url, origin string) string {
-	if strings.HasPrefix(url, "about:") && origin != "" && origin != "null" && origin != "://" {
+	if url != "" && !strings.HasPrefix(url, "about:") {
+		return url
+	}
+	if origin != "" && origin != "null" && origin != "://" {
 		return origin
+	}
+	if url == "" {
+		return "about:blank"
 	}
 	return url
 }

@@ -285,6 +285,42 @@ func TestUnauthorizedTabsInvisible(t *testing.T) {
 	}
 }
 
+// TestTabBeforeItsFirstDocument: a person's tab whose first document has
+// not arrived shows its initial empty document, about:blank, to every verb
+// alike — the identity read and a read's own admission (which judges the
+// frame tree, where that document has no URL) — not "no such page" to one
+// of them; once the document arrives the same handle reads it.
+func TestTabBeforeItsFirstDocument(t *testing.T) {
+	t.Parallel() // its own Runner and browsers
+	h := newHarness(t)
+	u := startUsersChrome(t)
+	held := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>late</title><p>arrived</p>`)
+	}))
+	t.Cleanup(srv.Close)
+	release := sync.OnceFunc(func() { close(held) })
+	t.Cleanup(release) // runs before srv.Close: the held request ends first
+	u.openTab(t, srv.URL+"/")
+	ctx := context.Background()
+	res := h.approvedAttach(h.r, localapi.AttachRequest{ProfileDir: u.profile, Allow: []string{srv.URL}})
+	page := pageByURL(t, res.Browser.Pages, srv.URL+"/")
+	read, err := h.r.Read(ctx, localapi.ReadRequest{Page: page})
+	if err != nil || read.Text != "" {
+		t.Fatalf("read of a tab before its first document = %+v, %v; want the empty about:blank", read, err)
+	}
+	release()
+	h.waitShows(page, srv.URL+"/")
+	if read, err = h.r.Read(ctx, localapi.ReadRequest{Page: page}); err != nil || !strings.Contains(read.Text, "arrived") {
+		t.Fatalf("read once the document arrived = %+v, %v", read, err)
+	}
+}
+
 func TestAttachRefusals(t *testing.T) {
 	t.Parallel() // its own Runner and browsers
 	h := newHarness(t)
@@ -360,12 +396,7 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 	b, _ := h.r.browser(res.Browser.ID)
 	oldPage := pageByURL(t, res.Browser.Pages, srv.URL+"/")
 	hs := h.r.handshakes
-	// The tab's document is readable before the first action (a tab still
-	// committing is a replaced document to the first read).
-	eventuallyT(t, 10*time.Second, "the tab is readable", func() bool {
-		_, err := h.r.readablePage(ctx, oldPage)
-		return err == nil
-	})
+	h.waitShows(oldPage, srv.URL+"/")
 
 	// An effect whose acknowledgement arrives, then the socket is cut.
 	if _, err := h.r.Goto(ctx, localapi.GotoRequest{Page: oldPage, URL: srv.URL + "/effect"}); err != nil {
@@ -447,6 +478,23 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 	default:
 	}
 	h.privacyScan(u)
+}
+
+// waitShows waits until the person's tab page is readable and shows the
+// document at want. A tab opened with a URL starts in its initial empty
+// document, which reads as about:blank (readable under any allowlist):
+// acting before want commits would act on that document.
+func (h *harness) waitShows(page, want string) {
+	h.t.Helper()
+	ctx := context.Background()
+	eventuallyT(h.t, 10*time.Second, "the tab shows "+want, func() bool {
+		p, err := h.r.readablePage(ctx, page)
+		if err != nil {
+			return false
+		}
+		id, err := p.surf.Identity(ctx)
+		return err == nil && id.URL == want
+	})
 }
 
 func eventuallyT(t *testing.T, d time.Duration, what string, cond func() bool) {

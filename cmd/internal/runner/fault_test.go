@@ -117,12 +117,7 @@ func TestCutSocketDuringEffects(t *testing.T) {
 	res := h.approvedAttach(h.r, localapi.AttachRequest{ProfileDir: u.profile, Allow: []string{srv.URL}})
 	b, _ := h.r.browser(res.Browser.ID)
 	page := pageByURL(t, res.Browser.Pages, srv.URL+"/")
-	// The tab's document is readable before the first action (a tab still
-	// committing answers with no URL, refused like an unknown page).
-	eventuallyT(t, 10*time.Second, "the tab is readable", func() bool {
-		_, err := h.r.readablePage(ctx, page)
-		return err == nil
-	})
+	h.waitShows(page, srv.URL+"/")
 
 	waitGen := func(g uint64) {
 		eventuallyT(t, 20*time.Second, fmt.Sprintf("reconnected to generation %d", g), func() bool {

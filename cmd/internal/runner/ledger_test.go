@@ -26,12 +26,7 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 	res := h.approvedAttach(h.r, localapi.AttachRequest{ProfileDir: u.profile, Allow: []string{srv.URL}})
 	b, _ := h.r.browser(res.Browser.ID)
 	page := pageByURL(t, res.Browser.Pages, srv.URL+"/")
-	// The tab's document is readable before the first action (a tab still
-	// committing answers with no URL).
-	eventuallyT(t, 10*time.Second, "the tab is readable", func() bool {
-		_, err := h.r.readablePage(ctx, page)
-		return err == nil
-	})
+	h.waitShows(page, srv.URL+"/")
 
 	cutAndReconnect := func() {
 		g := uint64(b.gens.Current()) + 1
