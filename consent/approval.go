@@ -223,7 +223,6 @@ type Request struct {
 	digest     [32]byte
 	scope      Scope
 	owner      *fsm.Owner[RequestState, RequestTrigger, RequestFacts]
-	facts      RequestFacts
 	usedAt     time.Time // when the use that may mint the grant came
 	minted     *Grant    // what mint_grant minted
 	code       string    // the one-time code shown through the desktop, once issued
@@ -294,7 +293,7 @@ func (b *Broker) NewRequest(scope Scope, summary string, requester ...Process) (
 		return nil, fsm.Refusef(fsm.LimitExceeded, "at most %d approval requests may wait at once", maxPendingRequests)
 	}
 	r := &Request{ID: randomID(), Summary: summary, Expires: b.now().Add(RequestTTL), Requester: slices.Clone(requester), digest: scope.Digest(), scope: scope}
-	r.owner = fsm.NewOwner(RequestSpec, func() RequestFacts { return r.facts }, fsm.Effects[RequestState, RequestTrigger]{
+	r.owner = fsm.NewOwner(RequestSpec, fsm.Effects[RequestState, RequestTrigger]{
 		EffectMintGrant: r.mintGrant,
 	})
 	b.requests[r.ID] = r
@@ -425,7 +424,7 @@ func (b *Broker) AnswerWithPassword(id string, approve bool, code string, matche
 
 // wrongLocked counts a wrong code or password; the last one denies r.
 func (b *Broker) wrongLocked(r *Request, what, mismatch string) error {
-	r.facts = RequestFacts{Matches: true, Unexpired: b.now().Before(r.Expires)}
+	r.owner.SetFacts(func(f *RequestFacts) { *f = RequestFacts{Matches: true, Unexpired: b.now().Before(r.Expires)} })
 	r.wrongCodes++
 	if _, err := r.owner.Fire(context.Background(), RequestWrongCode); err != nil {
 		return fsm.Refuse(fsm.ApprovalInvalid, "the approval request is no longer pending").WithCause(err)
@@ -439,7 +438,7 @@ func (b *Broker) wrongLocked(r *Request, what, mismatch string) error {
 
 func (b *Broker) answerLocked(r *Request, approve bool, code string) error {
 	id := r.ID
-	r.facts = RequestFacts{Matches: true, Unexpired: b.now().Before(r.Expires)}
+	r.owner.SetFacts(func(f *RequestFacts) { *f = RequestFacts{Matches: true, Unexpired: b.now().Before(r.Expires)} })
 	if r.code != "" {
 		if code == "" {
 			return fsm.Refuse(fsm.ApprovalInvalid, "this request was shown with a one-time code in a desktop notification; the answer must carry that code")
@@ -481,13 +480,14 @@ func (b *Broker) Use(id string, scope Scope) (*Grant, error) {
 	}
 	d := scope.Digest()
 	now := b.now()
-	r.facts = RequestFacts{Matches: subtle.ConstantTimeCompare(d[:], r.digest[:]) == 1, Unexpired: now.Before(r.Expires)}
+	matches := subtle.ConstantTimeCompare(d[:], r.digest[:]) == 1
+	r.owner.SetFacts(func(f *RequestFacts) { *f = RequestFacts{Matches: matches, Unexpired: now.Before(r.Expires)} })
 	r.usedAt = now
 	if _, err := r.owner.Fire(context.Background(), RequestUse); err != nil {
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request cannot be used").WithCause(err)
 	}
 	switch {
-	case !r.facts.Matches:
+	case !matches:
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request was made for another attach (another session, browser, allowlist, evaluate switch or scopes); it is left for that attach")
 	case r.owner.State() == RequestPending:
 		return nil, fsm.Refuse(fsm.ConsentRequired, "the approval request is still waiting for a person")

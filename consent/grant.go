@@ -97,14 +97,13 @@ type Grant struct {
 
 	mu       sync.Mutex // mu guards the fields that follow and serializes firing
 	lastUsed time.Time
-	facts    GrantFacts
 	owner    *fsm.Owner[GrantState, GrantTrigger, GrantFacts]
 	revoked  bool // revoke_grant ran
 }
 
 func newGrant(scope Scope, now time.Time) *Grant {
 	g := &Grant{scope: scope, absolute: now.Add(AbsoluteExpiry), lastUsed: now}
-	g.owner = fsm.NewOwner(GrantSpec, func() GrantFacts { return g.facts }, fsm.Effects[GrantState, GrantTrigger]{
+	g.owner = fsm.NewOwner(GrantSpec, fsm.Effects[GrantState, GrantTrigger]{
 		EffectRevokeGrant: g.revoke,
 	})
 	return g
@@ -121,7 +120,9 @@ func (g *Grant) revoke(context.Context, fsm.Step[GrantState, GrantTrigger]) (Gra
 func (g *Grant) Use(now time.Time) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.facts = GrantFacts{IdleLeft: now.Before(g.lastUsed.Add(IdleExpiry)), AbsoluteLeft: now.Before(g.absolute)}
+	g.owner.SetFacts(func(f *GrantFacts) {
+		*f = GrantFacts{IdleLeft: now.Before(g.lastUsed.Add(IdleExpiry)), AbsoluteLeft: now.Before(g.absolute)}
+	})
 	if _, err := g.owner.Fire(context.Background(), GrantUse); err != nil {
 		return g.refusalLocked().WithCause(err) // ended already
 	}

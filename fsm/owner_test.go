@@ -21,9 +21,8 @@ func (c *collect) Record(r Record) {
 
 func TestOwnerRunsOnlyTheEffectTheMachineReturned(t *testing.T) {
 	var ran []string
-	facts := toyFacts{OK: true}
 	var o *Owner[toyState, toyTrigger, toyFacts]
-	o = NewOwner(goodToy(), func() toyFacts { return facts }, Effects[toyState, toyTrigger]{
+	o = NewOwner(goodToy(), Effects[toyState, toyTrigger]{
 		"lead": func(context.Context, Step[toyState, toyTrigger]) (toyTrigger, error) {
 			ran = append(ran, "lead")
 			return "dialed", nil // chained: the leader dials at once
@@ -37,6 +36,7 @@ func TestOwnerRunsOnlyTheEffectTheMachineReturned(t *testing.T) {
 			return "", nil
 		},
 	})
+	o.SetFacts(func(f *toyFacts) { f.OK = true })
 	ctx := context.Background()
 	step, err := o.Fire(ctx, "lost")
 	if err != nil || step.To != "invalidating" {
@@ -55,7 +55,7 @@ func TestOwnerRunsOnlyTheEffectTheMachineReturned(t *testing.T) {
 
 func TestOwnerStopsOnEffectError(t *testing.T) {
 	boom := errors.New("boom")
-	o := NewOwner(goodToy(), nil, Effects[toyState, toyTrigger]{
+	o := NewOwner(goodToy(), Effects[toyState, toyTrigger]{
 		"lead":       func(context.Context, Step[toyState, toyTrigger]) (toyTrigger, error) { return "", boom },
 		"dial":       func(context.Context, Step[toyState, toyTrigger]) (toyTrigger, error) { return "", nil },
 		"invalidate": func(context.Context, Step[toyState, toyTrigger]) (toyTrigger, error) { return "", nil },
@@ -82,7 +82,7 @@ func TestOwnerPanicsOnEffectTableMismatch(t *testing.T) {
 					t.Fatal("NewOwner accepted a mismatched effect table")
 				}
 			}()
-			NewOwner(goodToy(), nil, table)
+			NewOwner(goodToy(), table)
 		})
 	}
 }
@@ -142,7 +142,6 @@ func TestTraceIsBounded(t *testing.T) {
 // and recording what ran.
 func toyOwner(answer map[Effect]func() (toyTrigger, error)) (*Owner[toyState, toyTrigger, toyFacts], *[]string) {
 	var ran []string
-	facts := toyFacts{OK: true}
 	effects := Effects[toyState, toyTrigger]{}
 	for _, ef := range []Effect{"lead", "dial", "invalidate"} {
 		effects[ef] = func(_ context.Context, s Step[toyState, toyTrigger]) (toyTrigger, error) {
@@ -153,7 +152,9 @@ func toyOwner(answer map[Effect]func() (toyTrigger, error)) (*Owner[toyState, to
 			return "", nil
 		}
 	}
-	return NewOwner(goodToy(), func() toyFacts { return facts }, effects), &ran
+	o := NewOwner(goodToy(), effects)
+	o.SetFacts(func(f *toyFacts) { f.OK = true })
+	return o, &ran
 }
 
 // TestOwnerChainedRefusal: an effect answers with a trigger the machine
@@ -230,7 +231,7 @@ func TestOwnerChainBound(t *testing.T) {
 		Effects: []Effect{"spin"}, Stable: []st{"a", "b"}, MaxTransient: 1,
 	}
 	runs := 0
-	o := NewOwner(s, nil, Effects[st, toyTrigger]{"spin": func(context.Context, Step[st, toyTrigger]) (toyTrigger, error) {
+	o := NewOwner(s, Effects[st, toyTrigger]{"spin": func(context.Context, Step[st, toyTrigger]) (toyTrigger, error) {
 		runs++
 		return "go", nil
 	}})

@@ -97,7 +97,7 @@ func (gt *gate) fire(t GateTrigger) {
 func (g *Gates) gateLocked(k GateKey) *gate {
 	gt := g.gates[k]
 	if gt == nil {
-		gt = &gate{owner: fsm.NewOwner(GateSpec, nil, fsm.Effects[GateState, GateTrigger]{})}
+		gt = &gate{owner: fsm.NewOwner(GateSpec, fsm.Effects[GateState, GateTrigger]{})}
 		if g.closed[k.Browser] {
 			gt.fire(GateClose)
 		}

@@ -130,7 +130,6 @@ type Entry struct {
 	done   chan struct{} // closed when the effect left pending/dispatched
 
 	mu      sync.Mutex // guards the fields that follow
-	facts   EffectFacts
 	send    func(context.Context) (Outcome, EffectTrigger)
 	outcome Outcome
 	closed  bool
@@ -158,7 +157,7 @@ func (l *Ledger) Claim(key, digest string) (e *Entry, fresh bool, err error) {
 		}
 	}
 	e = &Entry{Key: key, digest: digest, l: l, done: make(chan struct{})}
-	e.m = fsm.NewOwner(LedgerSpec, func() EffectFacts { return e.facts }, fsm.Effects[EffectState, EffectTrigger]{
+	e.m = fsm.NewOwner(LedgerSpec, fsm.Effects[EffectState, EffectTrigger]{
 		EffectDispatchCDP: e.dispatch,
 	})
 	l.entries[key] = e
@@ -328,9 +327,7 @@ func (e *Entry) Cancel(err error) error {
 // happened, with the answer the observation gives, or not. Only an
 // outcome_unknown effect accepts it.
 func (e *Entry) Observe(happenedNow bool, result []byte) error {
-	e.mu.Lock()
-	e.facts = EffectFacts{Happened: happenedNow}
-	e.mu.Unlock()
+	e.m.SetFacts(func(f *EffectFacts) { f.Happened = happenedNow })
 	if _, err := e.m.Fire(context.Background(), EffectObserve); err != nil {
 		return err
 	}

@@ -88,7 +88,6 @@ type Offers struct {
 type offer struct {
 	tab     int
 	expires time.Time
-	facts   OfferFacts
 	owner   *fsm.Owner[OfferState, OfferTrigger, OfferFacts]
 	handed  bool // attach_debugger ran: the tab is the consumer's
 }
@@ -105,7 +104,7 @@ func (o *Offers) now() time.Time {
 
 func newOffer(tab int, expires time.Time) *offer {
 	of := &offer{tab: tab, expires: expires}
-	of.owner = fsm.NewOwner(OfferSpec, func() OfferFacts { return of.facts }, fsm.Effects[OfferState, OfferTrigger]{
+	of.owner = fsm.NewOwner(OfferSpec, fsm.Effects[OfferState, OfferTrigger]{
 		EffectAttachDebugger: of.handOver,
 	})
 	return of
@@ -152,7 +151,7 @@ func (o *Offers) Consume(id string) (int, error) {
 	if of == nil {
 		return 0, fsm.Refuse(fsm.NotFound, "no such live offer")
 	}
-	of.facts = OfferFacts{Unexpired: o.now().Before(of.expires)}
+	of.owner.SetFacts(func(f *OfferFacts) { f.Unexpired = o.now().Before(of.expires) })
 	if _, err := of.owner.Fire(context.Background(), OfferConsume); err != nil {
 		return 0, err
 	}

@@ -125,12 +125,12 @@ func AcquireProcess(lockPath string, lock LockState, removeStale func() error) (
 		f.Close()
 		return nil, err
 	}
-	facts := ProcessFacts{Lock: lock, FlockFree: free}
 	l := &ProcessLease{file: f, removeStale: removeStale}
-	l.owner = fsm.NewOwner(ProcessSpec, func() ProcessFacts { return facts }, fsm.Effects[ProcessState, ProcessTrigger]{
+	l.owner = fsm.NewOwner(ProcessSpec, fsm.Effects[ProcessState, ProcessTrigger]{
 		EffectRemoveStaleLock: l.removeStaleLock,
 		EffectReleaseFlock:    l.releaseFlock,
 	})
+	l.owner.SetFacts(func(f *ProcessFacts) { *f = ProcessFacts{Lock: lock, FlockFree: free} })
 	if _, err := l.owner.Fire(context.Background(), ProcessAcquire); err != nil {
 		f.Close()
 		return nil, err

@@ -78,9 +78,6 @@ type Coordinator struct {
 
 	owner *fsm.Owner[State, Trigger, Facts]
 
-	fmu   sync.Mutex // fmu guards facts, which guards read inside Fire
-	facts Facts
-
 	mu     sync.Mutex // mu guards the fields that follow
 	flight *flight
 	closed bool
@@ -104,7 +101,7 @@ type flight struct {
 // NewCoordinator returns a coordinator in the ready state.
 func NewCoordinator(h Hooks, gens *Generations) *Coordinator {
 	c := &Coordinator{Hooks: h, Gens: gens}
-	c.owner = fsm.NewOwner(Spec, c.readFacts, fsm.Effects[State, Trigger]{
+	c.owner = fsm.NewOwner(Spec, fsm.Effects[State, Trigger]{
 		EffectLead:        c.lead,
 		EffectCloseGates:  c.closeGates,
 		EffectDial:        c.dial,
@@ -117,18 +114,6 @@ func NewCoordinator(h Hooks, gens *Generations) *Coordinator {
 		EffectRevokeGrant: c.revokeGrant,
 	})
 	return c
-}
-
-func (c *Coordinator) readFacts() Facts {
-	c.fmu.Lock()
-	defer c.fmu.Unlock()
-	return c.facts
-}
-
-func (c *Coordinator) setFacts(set func(*Facts)) {
-	c.fmu.Lock()
-	set(&c.facts)
-	c.fmu.Unlock()
 }
 
 // State returns the machine's state.
@@ -317,7 +302,7 @@ func (c *Coordinator) closeGates(ctx context.Context, _ fsm.Step[State, Trigger]
 		return c.interruption(), nil
 	}
 	c.cause = err
-	c.setFacts(func(f *Facts) { f.SameProcess = same && err == nil })
+	c.owner.SetFacts(func(f *Facts) { f.SameProcess = same && err == nil })
 	return Revalidate, nil
 }
 
@@ -325,7 +310,7 @@ func (c *Coordinator) dial(ctx context.Context, _ fsm.Step[State, Trigger]) (Tri
 	d, err := c.Hooks.Dial(ctx, c.owner.Counter("attempts"), attemptPrompt{c})
 	if err == nil {
 		c.dialed = d
-		c.setFacts(func(f *Facts) { f.OwnerReproved = d.OwnerReproved })
+		c.owner.SetFacts(func(f *Facts) { f.OwnerReproved = d.OwnerReproved })
 		return Connected, nil
 	}
 	c.cause = err
@@ -398,7 +383,7 @@ func (p attemptPrompt) Watching() bool { return p.c.owner.State() == ConnectingP
 
 func (p attemptPrompt) Observed(ctx context.Context, exact bool, press func(context.Context) error) error {
 	c := p.c
-	c.setFacts(func(f *Facts) { f.ExactCandidate = exact })
+	c.owner.SetFacts(func(f *Facts) { f.ExactCandidate = exact })
 	if _, err := c.owner.Fire(ctx, PromptObserved); err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ type deliverFunc func(*wire.Message, error) error
 
 func newPeer(s *Server, conn net.Conn) *peer {
 	p := &peer{s: s, conn: conn, pending: map[int64]deliverFunc{}, done: make(chan struct{})}
-	p.owner = fsm.NewOwner(PeerSpec, nil, fsm.Effects[PeerState, PeerTrigger]{
+	p.owner = fsm.NewOwner(PeerSpec, fsm.Effects[PeerState, PeerTrigger]{
 		EffectSendReady:      p.sendReady,
 		EffectInvalidatePeer: p.invalidate,
 	})

@@ -87,7 +87,7 @@ func newSocket(s *Server, p *peer, url, title string) *Socket {
 
 func (s *Socket) addRoute(ch, tab int64, target string, child bool) *route {
 	rt := &route{sock: s, ch: ch, tab: tab, child: child, target: target, session: fmt.Sprintf("WCBRIDGE%d", ch)}
-	rt.owner = fsm.NewOwner(RouteSpec, nil, fsm.Effects[RouteState, RouteTrigger]{
+	rt.owner = fsm.NewOwner(RouteSpec, fsm.Effects[RouteState, RouteTrigger]{
 		EffectMarkLoss:   rt.markLoss,
 		EffectEndSession: rt.endSession,
 	})

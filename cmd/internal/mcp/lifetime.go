@@ -25,7 +25,7 @@ type lifetime struct {
 
 func newLifetime() *lifetime {
 	l := &lifetime{}
-	l.owner = fsm.NewOwner(mcpsession.Spec, nil, fsm.Effects[mcpsession.State, mcpsession.Trigger]{
+	l.owner = fsm.NewOwner(mcpsession.Spec, fsm.Effects[mcpsession.State, mcpsession.Trigger]{
 		mcpsession.EffectEndSession: l.end,
 	})
 	return l

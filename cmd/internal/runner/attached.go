@@ -28,7 +28,7 @@ type attachedBrowser struct {
 
 func newAttachedBrowser(b *Browser) *attachedBrowser {
 	a := &attachedBrowser{b: b, w: newWatcher()}
-	a.m = fsm.NewOwner(lease.ExternalAttachmentSpec, nil, attachmentEffects{
+	a.m = fsm.NewOwner(lease.ExternalAttachmentSpec, attachmentEffects{
 		lease.EffectReconnect:      a.startReconnect,
 		lease.EffectDetachDebugger: a.detachDebugger,
 	})

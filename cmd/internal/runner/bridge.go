@@ -235,7 +235,7 @@ type sharedTab struct {
 
 func newSharedTab(b *Browser, sock *bridge.Socket) *sharedTab {
 	s := &sharedTab{b: b, w: newWatcher(), sock: sock}
-	s.m = fsm.NewOwner(lease.SharedTabSpec, nil, attachmentEffects{
+	s.m = fsm.NewOwner(lease.SharedTabSpec, attachmentEffects{
 		lease.EffectRetirePages:    s.retirePages,
 		lease.EffectDetachDebugger: s.detachDebugger,
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/webcodex/webcodex/cdp"
@@ -19,9 +18,6 @@ type consentAttempt struct {
 	r     *Runner
 	b     *Browser
 	owner *fsm.Owner[consent.State, consent.Trigger, consent.Facts]
-
-	fmu   sync.Mutex // fmu guards facts, which guards read inside Fire
-	facts consent.Facts
 
 	// Set and read by the attempt's own goroutine (its effects and the
 	// prompt observations of its dial).
@@ -47,7 +43,7 @@ var consentNext = map[consent.State]consent.Trigger{
 // attempt is cancelled when ctx, its session's request, ends.
 func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
 	a := &consentAttempt{r: r, b: b}
-	a.owner = fsm.NewOwner(consent.AttemptSpec, a.readFacts, fsm.Effects[consent.State, consent.Trigger]{
+	a.owner = fsm.NewOwner(consent.AttemptSpec, fsm.Effects[consent.State, consent.Trigger]{
 		consent.EffectMintGrant:     a.grantMinted,
 		consent.EffectProveEndpoint: a.proveEndpoint,
 		consent.EffectDial:          a.dial,
@@ -58,7 +54,7 @@ func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
 		consent.EffectInvalidate:    a.invalidate,
 		consent.EffectHandOver:      a.handOver,
 	})
-	a.setFacts(func(f *consent.Facts) { f.Unexpired = b.grant != nil && b.grant.State() == consent.GrantLive })
+	a.owner.SetFacts(func(f *consent.Facts) { f.Unexpired = b.grant != nil && b.grant.State() == consent.GrantLive })
 	defer func() { // a socket the attempt stopped before handing over
 		if a.sock != nil {
 			a.sock.Close()
@@ -77,18 +73,6 @@ func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
 		}
 	}
 	return a.outcome(ctx)
-}
-
-func (a *consentAttempt) readFacts() consent.Facts {
-	a.fmu.Lock()
-	defer a.fmu.Unlock()
-	return a.facts
-}
-
-func (a *consentAttempt) setFacts(set func(*consent.Facts)) {
-	a.fmu.Lock()
-	set(&a.facts)
-	a.fmu.Unlock()
 }
 
 // outcome reads the attempt's result from where the machine came to rest.
@@ -131,7 +115,7 @@ func (a *consentAttempt) grantMinted(context.Context, fsm.Step[consent.State, co
 
 func (a *consentAttempt) proveEndpoint(context.Context, fsm.Step[consent.State, consent.Trigger]) (consent.Trigger, error) {
 	ok := a.b.ep.reprove()
-	a.setFacts(func(f *consent.Facts) { f.OwnerMatches = ok })
+	a.owner.SetFacts(func(f *consent.Facts) { f.OwnerMatches = ok })
 	return consent.OwnerProven, nil
 }
 
@@ -193,7 +177,7 @@ func (a *consentAttempt) closePending(context.Context, fsm.Step[consent.State, c
 // approved process (a PID or port reused meanwhile is refused).
 func (a *consentAttempt) reprove(context.Context, fsm.Step[consent.State, consent.Trigger]) (consent.Trigger, error) {
 	ok := a.b.ep.reprove()
-	a.setFacts(func(f *consent.Facts) { f.OwnerMatches = ok })
+	a.owner.SetFacts(func(f *consent.Facts) { f.OwnerMatches = ok })
 	return consent.Reprove, nil
 }
 
@@ -220,7 +204,7 @@ func (a *consentAttempt) Watching() bool {
 }
 
 func (a *consentAttempt) Observed(ctx context.Context, exact bool, press func(context.Context) error) error {
-	a.setFacts(func(f *consent.Facts) { f.ExactCandidate = exact })
+	a.owner.SetFacts(func(f *consent.Facts) { f.ExactCandidate = exact })
 	if _, err := a.owner.Fire(ctx, consent.PromptObserved); err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ type ownedBrowser struct {
 
 func newOwnedBrowser(b *Browser) *ownedBrowser {
 	o := &ownedBrowser{b: b, w: newWatcher()}
-	o.m = fsm.NewOwner(lease.OwnedAttachmentSpec, nil, attachmentEffects{
+	o.m = fsm.NewOwner(lease.OwnedAttachmentSpec, attachmentEffects{
 		lease.EffectReap:         o.reap,
 		lease.EffectCloseBrowser: o.closeBrowser,
 	})
