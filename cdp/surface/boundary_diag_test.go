@@ -299,7 +299,7 @@ func TestDiagnosticsWithholdDeniedOrigins(t *testing.T) {
 	o.checkReads(t, p, "after coming back")
 
 	// A probe whose action makes the denied frame log the secret.
-	pr, err := p.Probe(ctx, ProbeAction{Kind: "click", Target: &Target{Role: "button", Name: "Probe me"}})
+	pr, err := p.Probe(ctx, ProbeAction{Act: clickOn(p, Target{Role: "button", Name: "Probe me"})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestProbeEndsWhenActionLeavesForDeniedOrigin(t *testing.T) {
 		}
 		const settle = 30 * time.Second
 		start := time.Now()
-		pr, err := p.Probe(ctx, ProbeAction{Kind: "click", Target: &Target{Role: "button", Name: "Go away"}, Settle: settle})
+		pr, err := p.Probe(ctx, ProbeAction{Act: clickOn(p, Target{Role: "button", Name: "Go away"}), Settle: settle})
 		elapsed := time.Since(start)
 		if pr != nil {
 			t.Fatalf("%s: the probe returned a result: %+v", label, pr)

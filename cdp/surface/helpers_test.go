@@ -1,6 +1,7 @@
 package surface
 
 import (
+	"context"
 	"os"
 	"regexp"
 	"strings"
@@ -36,4 +37,9 @@ func entryTexts(es []DiagEntry) string {
 		b.WriteString(e.Kind + ":" + e.Text + "|")
 	}
 	return b.String()
+}
+
+// clickOn is a probe's action: one click on t.
+func clickOn(p *Page, t Target) func(context.Context) (*ActionResult, error) {
+	return func(ctx context.Context) (*ActionResult, error) { return p.Click(ctx, t) }
 }

@@ -17,14 +17,11 @@ const (
 	settleQuiet = 200 * time.Millisecond
 )
 
-// ProbeAction is the one action a probe performs.
+// ProbeAction is the one action a probe performs: the caller's own
+// action, typed by the caller (the probe does not name actions).
 type ProbeAction struct {
-	// Kind is click, hover, type, fill, press, select, check or uncheck.
-	Kind   string
-	Target *Target
-	Text   string   // type, fill
-	Keys   string   // press
-	Values []string // select
+	// Act performs the action once.
+	Act func(ctx context.Context) (*ActionResult, error)
 	// Settle bounds the wait for the page to settle; 0 means DefaultSettle.
 	Settle time.Duration
 }
@@ -58,10 +55,8 @@ type ProbeResult struct {
 // all the same). Console errors and requests in flight count only entries
 // of allowed origins.
 func (p *Page) Probe(ctx context.Context, a ProbeAction) (*ProbeResult, error) {
-	switch a.Kind {
-	case "click", "hover", "type", "fill", "press", "select", "check", "uncheck":
-	default:
-		return nil, fsm.Refuse(fsm.InvalidArgument, "probe kind is click, hover, type, fill, press, select, check or uncheck")
+	if a.Act == nil {
+		return nil, fsm.Refuse(fsm.InvalidArgument, "a probe needs its action")
 	}
 	if err := p.judgeMain(); err != nil {
 		return nil, err
@@ -75,28 +70,7 @@ func (p *Page) Probe(ctx context.Context, a ProbeAction) (*ProbeResult, error) {
 	}
 	out := &ProbeResult{Before: before, ConsoleErrors: []DiagEntry{}}
 	cursor := p.diag.cursor()
-	var res *ActionResult
-	var aerr error
-	t := Target{}
-	if a.Target != nil {
-		t = *a.Target
-	}
-	switch a.Kind {
-	case "click":
-		res, aerr = p.Click(ctx, t)
-	case "hover":
-		res, aerr = p.Hover(ctx, t)
-	case "type":
-		res, aerr = p.Type(ctx, t, a.Text)
-	case "fill":
-		res, aerr = p.Fill(ctx, t, a.Text)
-	case "press":
-		res, aerr = p.Press(ctx, a.Target, a.Keys)
-	case "select":
-		res, aerr = p.Select(ctx, t, a.Values...)
-	case "check", "uncheck":
-		res, aerr = p.Check(ctx, t, a.Kind == "check")
-	}
+	res, aerr := a.Act(ctx)
 	if err := p.judgeMain(); err != nil {
 		return nil, err // the action left for a denied origin
 	}

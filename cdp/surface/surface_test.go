@@ -830,7 +830,7 @@ func TestDiagnosticsAndProbe(t *testing.T) {
 		t.Fatalf("since cursor returned old entries: %s", entryTexts(next.Entries))
 	}
 
-	pr := must(p.Probe(ctx, ProbeAction{Kind: "click", Target: &Target{Role: "button", Name: "Break"}}))(t)
+	pr := must(p.Probe(ctx, ProbeAction{Act: clickOn(p, Target{Role: "button", Name: "Break"})}))(t)
 	if pr.DocumentChanged || pr.Before.Document != pr.After.Document || !pr.Settled {
 		t.Fatalf("probe: %+v", pr)
 	}
@@ -848,7 +848,7 @@ func TestDiagnosticsAndProbe(t *testing.T) {
 		t.Fatalf("network errors: %+v", n)
 	}
 
-	pr = must(p.Probe(ctx, ProbeAction{Kind: "click", Target: &Target{Role: "button", Name: "Nope"}}))(t)
+	pr = must(p.Probe(ctx, ProbeAction{Act: clickOn(p, Target{Role: "button", Name: "Nope"})}))(t)
 	if pr.Refusal == nil || pr.Refusal.Code != fsm.ElementNotFound {
 		t.Fatalf("probe refusal = %+v", pr.Refusal)
 	}

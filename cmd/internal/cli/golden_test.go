@@ -16,6 +16,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -81,10 +82,6 @@ type verbCase struct {
 
 func verbCases(t *testing.T) []verbCase {
 	shot := filepath.Join(t.TempDir(), "shot.png")
-	act := func(name string, args []string, want localapi.ActRequest, res string, human string) verbCase {
-		return verbCase{name: name, args: args, route: localapi.Act.Name, want: want, human: human,
-			serve: func(f *fakeRunner) { answer(f, localapi.Act, decoded[localapi.ActResult](res), nil) }}
-	}
 	return []verbCase{
 		{name: "launch", args: []string{"launch", "--managed", "work", "--headed", "--allow", "https://a.example"}, route: "launch",
 			want:  localapi.LaunchRequest{Managed: "work", Headless: ptr(false), Allow: []string{"https://a.example"}},
@@ -135,47 +132,47 @@ func verbCases(t *testing.T) []verbCase {
 			serve: func(f *fakeRunner) {
 				answer(f, localapi.Snapshot, decoded[localapi.SnapshotResult](`{"page":"p-1","snapshotId":"s-1","url":"https://a.example/","title":"A","text":"- button \"Go\" [e1]","cursor":"c-1","refs":1,"lines":1,"chars":17,"complete":false,"document":"d-1"}`), nil)
 			}, human: "webcodex snapshot p-1 --cursor c-1"},
-		act("click", []string{"click", "p-1", "--role", "button", "--name", "Go"}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{Role: "button", Name: "Go"}},
+		actCase("click", []string{"click", "p-1", "--role", "button", "--name", "Go"}, op.Click, op.ClickIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Role: "button", Name: "Go"}}},
 			`{"page":"p-1","action":"click","role":"button","tag":"button"}`, `click: ok role="button"`),
-		act("type", []string{"type", "p-1", "--label", "Name", "--value", "ada"}, localapi.ActRequest{Page: "p-1", Action: "type", Target: &localapi.Target{Label: "Name"}, Text: "ada"},
+		actCase("type", []string{"type", "p-1", "--label", "Name", "--value", "ada"}, op.Type, op.TypeIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Label: "Name"}}, Text: "ada"},
 			`{"page":"p-1","action":"type","role":"textbox","requested":3,"delivered":3}`, "requested=3 delivered=3"),
-		act("click-bare-ref", []string{"click", "p-1", "e7"}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{Ref: "e7"}},
+		actCase("click-bare-ref", []string{"click", "p-1", "e7"}, op.Click, op.ClickIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Ref: "e7"}}},
 			`{"page":"p-1","action":"click","role":"link","navigation":{"url":"https://a.example/next","title":"Next"},"newTab":{"url":"https://a.example/popup"},"download":{"guid":"g","suggestedFilename":"report.pdf"}}`,
 			`it navigated to https://a.example/next, title "Next"; refs from before are stale`),
-		act("click-compact-target", []string{"click", "p-1", `{"role":"button","name":"Go"}`, "--index", "1"}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{Role: "button", Name: "Go", Index: ptr(1)}},
+		actCase("click-compact-target", []string{"click", "p-1", `{"role":"button","name":"Go"}`, "--index", "1"}, op.Click, op.ClickIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Role: "button", Name: "Go", Index: ptr(1)}}},
 			`{"page":"p-1","action":"click","role":"button","dialog":{"type":"confirm","message":"Sure?"}}`, `a confirm dialog opened: "Sure?"; the page waits until it is answered (webcodex dialog p-1 --accept|--dismiss)`),
-		act("click-selector", []string{"click", "p-1", "form > button.primary"}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{CSS: "form > button.primary"}},
+		actCase("click-selector", []string{"click", "p-1", "form > button.primary"}, op.Click, op.ClickIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{CSS: "form > button.primary"}}},
 			`{"page":"p-1","action":"click","role":"button","newTab":{"url":"https://a.example/popup"}}`, "it opened a new tab to https://a.example/popup"),
-		act("click-role-selector", []string{"click", "p-1", `role=button[name="Go"]`}, localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{Role: "button", Name: "Go"}},
+		actCase("click-role-selector", []string{"click", "p-1", `role=button[name="Go"]`}, op.Click, op.ClickIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Role: "button", Name: "Go"}}},
 			`{"page":"p-1","action":"click","role":"button"}`, "click: ok"),
-		act("type-slowly", []string{"type", "p-1", "e2", "--value", "ada", "--slowly"}, localapi.ActRequest{Page: "p-1", Action: "type", Target: &localapi.Target{Ref: "e2"}, Text: "ada", Slowly: true},
+		actCase("type-slowly", []string{"type", "p-1", "e2", "--value", "ada", "--slowly"}, op.Type, op.TypeIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Ref: "e2"}}, Text: "ada", Slowly: true},
 			`{"page":"p-1","action":"type","role":"textbox","requested":3,"delivered":3}`, "requested=3 delivered=3"),
-		act("select-value", []string{"select", "p-1", "#pick", "--value", "a", "--value", "b"}, localapi.ActRequest{Page: "p-1", Action: "select", Target: &localapi.Target{CSS: "#pick"}, Values: []string{"a", "b"}},
+		actCase("select-value", []string{"select", "p-1", "#pick", "--value", "a", "--value", "b"}, op.Select, op.SelectIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{CSS: "#pick"}}, Values: []string{"a", "b"}},
 			`{"page":"p-1","action":"select","selected":["a","b"]}`, `selected=["a","b"]`),
-		act("hover", []string{"hover", "p-1", "--text", "Menu"}, localapi.ActRequest{Page: "p-1", Action: "hover", Target: &localapi.Target{Text: "Menu"}},
+		actCase("hover", []string{"hover", "p-1", "--text", "Menu"}, op.Hover, op.HoverIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Text: "Menu"}}},
 			`{"page":"p-1","action":"hover","role":"menuitem"}`, "hover: ok"),
-		act("fill", []string{"fill", "p-1", "--placeholder", "Name", "--value", ""}, localapi.ActRequest{Page: "p-1", Action: "fill", Target: &localapi.Target{Placeholder: "Name"}},
+		actCase("fill", []string{"fill", "p-1", "--placeholder", "Name", "--value", ""}, op.Fill, op.FillIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Placeholder: "Name"}}},
 			`{"page":"p-1","action":"fill","role":"textbox","noop":true}`, "fill: ok"),
-		act("uncheck", []string{"uncheck", "p-1", "--ref", "e3", "--snapshot", "s-1"}, localapi.ActRequest{Page: "p-1", Action: "uncheck", Target: &localapi.Target{Ref: "e3", SnapshotID: "s-1"}},
+		actCase("uncheck", []string{"uncheck", "p-1", "--ref", "e3", "--snapshot", "s-1"}, op.Uncheck, op.UncheckIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Ref: "e3", SnapshotID: "s-1"}}},
 			`{"page":"p-1","action":"uncheck","checked":false}`, "checked=false"),
-		act("press", []string{"press", "p-1", "--key", "Enter"}, localapi.ActRequest{Page: "p-1", Action: "press", Keys: "Enter"},
+		actCase("press", []string{"press", "p-1", "--key", "Enter"}, op.Press, op.PressIn{OnPage: op.OnPage{Page: "p-1"}, Keys: "Enter"},
 			`{"page":"p-1","action":"press"}`, "press: ok"),
-		act("select", []string{"select", "p-1", "--css", "#pick", "--option", "b", "--index", "0"}, localapi.ActRequest{Page: "p-1", Action: "select", Target: &localapi.Target{CSS: "#pick", Index: ptr(0)}, Values: []string{"b"}},
+		actCase("select", []string{"select", "p-1", "--css", "#pick", "--option", "b", "--index", "0"}, op.Select, op.SelectIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{CSS: "#pick", Index: ptr(0)}}, Values: []string{"b"}},
 			`{"page":"p-1","action":"select","selected":["b"]}`, `selected=["b"]`),
-		act("check", []string{"check", "p-1", "--testid", "ok"}, localapi.ActRequest{Page: "p-1", Action: "check", Target: &localapi.Target{TestID: "ok"}},
+		actCase("check", []string{"check", "p-1", "--testid", "ok"}, op.Check, op.CheckIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{TestID: "ok"}}},
 			`{"page":"p-1","action":"check","checked":true}`, "checked=true"),
-		act("scroll", []string{"scroll", "p-1", "--to", "bottom"}, localapi.ActRequest{Page: "p-1", Action: "scroll", To: "bottom"},
+		actCase("scroll", []string{"scroll", "p-1", "--to", "bottom"}, op.Scroll, op.ScrollIn{OnPage: op.OnPage{Page: "p-1"}, To: "bottom"},
 			`{"page":"p-1","action":"scroll","scroll":{"atBottom":true,"atTop":false,"y":2400,"height":3000,"viewport":600}}`, `"atBottom":true`),
-		act("upload", []string{"upload", "p-1", "--css", "#file", "--file", "a.txt"}, localapi.ActRequest{Page: "p-1", Action: "upload", Target: &localapi.Target{CSS: "#file"}, Files: []string{"a.txt"}},
+		actCase("upload", []string{"upload", "p-1", "--css", "#file", "--file", "a.txt"}, op.Upload, op.UploadIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{CSS: "#file"}}, Files: []string{"a.txt"}},
 			`{"page":"p-1","action":"upload","files":["a.txt"]}`, `files=["a.txt"]`),
 		{name: "dialog-value", args: []string{"dialog", "p-1", "--accept", "--value", "yes"}, route: "dialog", want: localapi.DialogRequest{Page: "p-1", Accept: ptr(true), Text: "yes"},
 			serve: func(f *fakeRunner) {
 				answer(f, localapi.Dialog, decoded[localapi.DialogResult](`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`), nil)
 			}, human: `"accepted":true`},
 		{name: "probe-select", args: []string{"probe", "p-1", "#pick", "--action", "select", "--value", "b"}, route: "probe",
-			want: localapi.ProbeRequest{ActRequest: localapi.ActRequest{Page: "p-1", Action: "select", Target: &localapi.Target{CSS: "#pick"}, Values: []string{"b"}}},
+			want: op.ProbeIn{OnPage: op.OnPage{Page: "p-1"}, Action: "select", Target: &localapi.Target{CSS: "#pick"}, Values: []string{"b"}},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Probe, decoded[localapi.ProbeResult](`{"page":"p-1","before":{"document":"d-1","url":"https://a.example/","title":"A"},"documentChanged":false,"action":{"action":"select","selected":["b"]},"consoleErrors":[],"settled":true,"inFlight":0}`), nil)
+				answer(f, localapi.Of(op.Probe), decoded[localapi.ProbeResult](`{"page":"p-1","before":{"document":"d-1","url":"https://a.example/","title":"A"},"documentChanged":false,"action":{"action":"select","selected":["b"]},"consoleErrors":[],"settled":true,"inFlight":0}`), nil)
 			}, human: `"settled":true`},
 		{name: "dialog", args: []string{"dialog", "p-1", "--accept", "--text", "yes"}, route: "dialog", want: localapi.DialogRequest{Page: "p-1", Accept: ptr(true), Text: "yes"},
 			serve: func(f *fakeRunner) {
@@ -196,9 +193,9 @@ func verbCases(t *testing.T) []verbCase {
 				answer(f, localapi.Network, decoded[localapi.DiagResult](`{"page":"p-1","entries":[{"seq":1,"kind":"request","level":"info","url":"https://a.example/x","method":"GET","status":200}],"next":1,"inFlight":0}`), nil)
 			}, human: `"method":"GET"`},
 		{name: "probe", args: []string{"probe", "p-1", "--action", "click", "--css", "button"}, route: "probe",
-			want: localapi.ProbeRequest{ActRequest: localapi.ActRequest{Page: "p-1", Action: "click", Target: &localapi.Target{CSS: "button"}}},
+			want: op.ProbeIn{OnPage: op.OnPage{Page: "p-1"}, Action: "click", Target: &localapi.Target{CSS: "button"}},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Probe, decoded[localapi.ProbeResult](`{"page":"p-1","before":{"document":"d-1","url":"https://a.example/","title":"A"},"documentChanged":false,"action":{"action":"click","tag":"button"},"consoleErrors":[],"settled":true,"inFlight":0}`), nil)
+				answer(f, localapi.Of(op.Probe), decoded[localapi.ProbeResult](`{"page":"p-1","before":{"document":"d-1","url":"https://a.example/","title":"A"},"documentChanged":false,"action":{"action":"click","tag":"button"},"consoleErrors":[],"settled":true,"inFlight":0}`), nil)
 			}, human: `"settled":true`},
 		{name: "close-page", args: []string{"close-page", "p-2"}, route: "close_page", want: localapi.ClosePageRequest{Page: "p-2"},
 			serve: func(f *fakeRunner) {
@@ -215,6 +212,12 @@ func verbCases(t *testing.T) []verbCase {
 				answer(f, localapi.GetBridgeStatus, localapi.BridgeStatus{Installed: true, Listening: true, Connected: 1, Offers: 1}, nil)
 			}, human: "installed: true"},
 	}
+}
+
+// actCase is a page action verb's case: its route is the operation's.
+func actCase[In op.Input](name string, args []string, o *op.Op[In, op.ActResult], want In, res string, human string) verbCase {
+	return verbCase{name: name, args: args, route: o.Name, want: want, human: human,
+		serve: func(f *fakeRunner) { answer(f, localapi.Of(o), decoded[op.ActResult](res), nil) }}
 }
 
 // TestVerbsAgainstAFakeRunner runs every verb that reaches the Runner
@@ -323,7 +326,7 @@ func TestUsageMistakesNeverReachTheRunner(t *testing.T) {
 		{"click", "p-1", "--snapshot", "s-1", "--css", "a"}, // snapshot without ref
 	} {
 		fr := newFakeRunner()
-		answer(fr, localapi.Act, localapi.ActResult{}, nil)
+		answer(fr, localapi.Of(op.Click), op.ActResult{}, nil)
 		answer(fr, localapi.Dialog, localapi.DialogResult{}, nil)
 		answer(fr, localapi.AttachOffer, attach, nil)
 		answer(fr, localapi.Launch, browser, nil)

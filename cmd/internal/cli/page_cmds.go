@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -184,38 +185,6 @@ func NewCmdSnapshot(f *Factory) *cobra.Command {
 	return cmd
 }
 
-// newActCmd builds one action verb.
-func newActCmd(f *Factory, action, use, short string, setup func(cmd *cobra.Command, req *localapi.ActRequest), needsTarget bool) *cobra.Command {
-	req := &localapi.ActRequest{Action: action}
-	tf := &targetFlags{}
-	cmd := &cobra.Command{
-		Use:   use,
-		Short: short,
-		Args:  pageAndTarget(action),
-		RunE: func(_ *cobra.Command, args []string) error {
-			req.Page = args[0]
-			var err error
-			if req.Target, err = tf.target(args[1:]...); err != nil {
-				return err
-			}
-			if needsTarget && req.Target == nil {
-				return &UsageError{Err: fmt.Errorf("%s needs a target: %s", action, targetHelp)}
-			}
-			res, err := call(f, localapi.Act, *req)
-			if err != nil {
-				return err
-			}
-			return f.Emit(res, func(w io.Writer) { fmt.Fprintln(w, actLine(action, res)) })
-		},
-	}
-	tf.add(cmd)
-	cmd.Flags().StringVar(&req.IdempotencyKey, "idempotency-key", "", "name this effect: repeating it with the same key returns the recorded outcome and does nothing again")
-	if setup != nil {
-		setup(cmd, req)
-	}
-	return cmd
-}
-
 // needFlag makes a flag required: without it the verb would act with
 // nothing (type no text, press no key) and report success. emptyOK allows
 // an explicit empty value (fill --value "" clears a field).
@@ -239,43 +208,10 @@ func aliasFlag(cmd *cobra.Command, alias, name string) {
 	})
 }
 
-// NewCmdActions returns the action verbs.
+// NewCmdActions returns the action verbs: the page actions of the
+// operation table, and dialog.
 func NewCmdActions(f *Factory) []*cobra.Command {
-	return []*cobra.Command{
-		newActCmd(f, "click", "click PAGE TARGET", "Click an element (scrolled into view, hit-tested, real mouse events)", nil, true),
-		newActCmd(f, "hover", "hover PAGE TARGET", "Move the mouse over an element", nil, true),
-		newActCmd(f, "type", "type PAGE TARGET --value TEXT [--slowly]", "Type into a field with real input; reports requested vs delivered characters", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringVar(&req.Text, "value", "", "the text to type (required, never echoed)")
-			cmd.Flags().BoolVar(&req.Slowly, "slowly", false, "one key event per character (for pages that react to each key)")
-			cmd.PreRunE = needFlag("value", "type needs --value TEXT: the text to type", false)
-		}, true),
-		newActCmd(f, "fill", "fill PAGE TARGET --value TEXT [--slowly]", "Clear a field, then type into it (--value '' only clears it)", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringVar(&req.Text, "value", "", "the text to fill (required, never echoed)")
-			cmd.Flags().BoolVar(&req.Slowly, "slowly", false, "one key event per character (for pages that react to each key)")
-			cmd.PreRunE = needFlag("value", "fill needs --value TEXT (--value '' clears the field)", true)
-		}, true),
-		newActCmd(f, "press", "press PAGE --key KEYS [TARGET]", "Send real key events (Enter, ArrowDown, Control+a …)", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringVar(&req.Keys, "key", "", "keys to press, e.g. Enter or Control+a (required)")
-			cmd.PreRunE = needFlag("key", "press needs --key KEYS, e.g. --key Enter", false)
-		}, false),
-		newActCmd(f, "select", "select PAGE TARGET --value VALUE…", "Select options of a <select> by value or visible label", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringArrayVar(&req.Values, "value", nil, "value or visible label (repeatable, at least one; --option is the same flag)")
-			aliasFlag(cmd, "option", "value")
-			cmd.PreRunE = needFlag("value", "select needs --value VALUE (repeatable)", false)
-		}, true),
-		newActCmd(f, "check", "check PAGE TARGET", "Check a checkbox or radio (read back)", nil, true),
-		newActCmd(f, "uncheck", "uncheck PAGE TARGET", "Uncheck a checkbox (read back)", nil, true),
-		newActCmd(f, "scroll", "scroll PAGE [TARGET] [--to top|bottom] [--dy PIXELS]", "Scroll to an element, the top, the bottom or by pixels; reports atBottom", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringVar(&req.To, "to", "", "top or bottom")
-			cmd.Flags().Float64Var(&req.DX, "dx", 0, "pixels right")
-			cmd.Flags().Float64Var(&req.DY, "dy", 0, "pixels down")
-		}, false),
-		newActCmd(f, "upload", "upload PAGE TARGET --file NAME…", "Upload files from the owner-named upload directory only", func(cmd *cobra.Command, req *localapi.ActRequest) {
-			cmd.Flags().StringArrayVar(&req.Files, "file", nil, "file name inside the upload directory (repeatable, at least one)")
-			cmd.PreRunE = needFlag("file", "upload needs --file NAME (repeatable)", false)
-		}, true),
-		newDialogCmd(f),
-	}
+	return append(NewCmdOps(f), newDialogCmd(f))
 }
 
 func newDialogCmd(f *Factory) *cobra.Command {
@@ -376,35 +312,38 @@ func newDiagCmd(f *Factory, name, short string, rt localapi.Route[localapi.DiagR
 
 // NewCmdProbe performs one action and reports its effect.
 func NewCmdProbe(f *Factory) *cobra.Command {
-	var req localapi.ProbeRequest
+	var req op.ProbeIn
 	var tf targetFlags
 	var values []string
+	v := op.Probe.CLI
 	cmd := &cobra.Command{
-		Use:   "probe PAGE [TARGET] --action click|hover|type|fill|press|select|check|uncheck",
-		Short: "One action, with before/after document identity, console errors it raised and whether the page settled",
-		Args:  pageAndTarget("probe"),
+		Use:   v.Use,
+		Short: v.Short,
+		Args:  pageAndTarget(v.Name),
 		RunE: func(_ *cobra.Command, args []string) error {
 			var err error
 			if req.Target, err = tf.target(args[1:]...); err != nil {
 				return err
 			}
 			req.Page = args[0]
+			// --value is the action's values when it takes several, else its text.
+			d, ok := op.Lookup(req.Action)
 			switch {
-			case req.Action == "select":
+			case ok && slices.Contains(op.Params(d), "values"):
 				req.Values = values
 			case len(values) > 1:
 				return &UsageError{Err: fmt.Errorf("%s takes one --value", req.Action)}
 			case len(values) == 1:
 				req.Text = values[0]
 			}
-			res, err := call(f, localapi.Probe, req)
+			res, err := call(f, localapi.Of(op.Probe), req)
 			if err != nil {
 				return err
 			}
 			return f.Emit(res, compact(res))
 		},
 	}
-	cmd.Flags().StringVar(&req.Action, "action", "click", "the action")
+	cmd.Flags().StringVar(&req.Action, "action", op.Click.Name, "the action")
 	cmd.Flags().StringArrayVar(&values, "value", nil, "text for type and fill; values for select (repeatable; --option is the same flag)")
 	aliasFlag(cmd, "option", "value")
 	cmd.Flags().BoolVar(&req.Slowly, "slowly", false, "type and fill: one key event per character")
@@ -465,7 +404,7 @@ func actLine(action string, res localapi.ActResult) string {
 
 // effectLines say what an action caused, a line each, as MCP's results
 // say it: a navigation, a new tab, a download, a dialog.
-func effectLines(page string, res surface.ActionResult) []string {
+func effectLines(page string, res op.ActionResult) []string {
 	var lines []string
 	to := func(url string) string {
 		if url == "" {

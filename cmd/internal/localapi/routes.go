@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -34,11 +36,24 @@ func effectRoute[Req, Resp any](name string) Route[Req, Resp] {
 	return Route[Req, Resp]{Name: name, Effect: true}
 }
 
-// Declared returns the names of every declared route.
-func Declared() []string { return append([]string(nil), declared...) }
+// Declared returns the names of every declared route: those below, then
+// one per operation of the table (package op).
+func Declared() []string {
+	out := append([]string(nil), declared...)
+	for _, d := range op.All() {
+		out = append(out, d.Declared().Name)
+	}
+	return out
+}
 
-// The routes. Adding an operation adds one line here, its Runner method
-// and one Serve line in the Runner's route table.
+// Of is the route of an operation of the table: its name and whether it is
+// an effect come from the declaration.
+func Of[In op.Input, Out any](o *op.Op[In, Out]) Route[In, Out] {
+	return Route[In, Out]{Name: o.Name, Effect: o.Effect}
+}
+
+// The routes not yet in the operation table (package op). Adding one here
+// adds its Runner method and one Serve line in the Runner's route table.
 var (
 	Ping            = readRoute[struct{}, PingResult]("ping")
 	GetStatus       = readRoute[struct{}, Status]("status")
@@ -58,12 +73,10 @@ var (
 	Deny            = effectRoute[ApprovalRequest, ApprovalAnswer]("deny")
 	Reconnect       = effectRoute[BrowserRequest, ReconnectResult]("reconnect")
 	Snapshot        = readRoute[SnapshotRequest, SnapshotResult]("snapshot")
-	Act             = effectRoute[ActRequest, ActResult]("act")
 	Dialog          = effectRoute[DialogRequest, DialogResult]("dialog")
 	Wait            = readRoute[WaitRequest, WaitResult]("wait")
 	Console         = readRoute[DiagRequest, DiagResult]("console")
 	Network         = readRoute[DiagRequest, DiagResult]("network")
-	Probe           = effectRoute[ProbeRequest, ProbeResult]("probe")
 	ClosePage       = effectRoute[ClosePageRequest, ClosePageResult]("close_page")
 	CDP             = effectRoute[CDPRequest, CDPResult]("cdp")
 	Discover        = readRoute[struct{}, DiscoverResult]("discover")
@@ -90,14 +103,46 @@ func (rt Route[Req, Resp]) Call(ctx context.Context, inv Invoker, req Req) (Resp
 	case *Routes:
 		if fn, ok := inv.typed[rt.Name].(func(context.Context, Req) (Resp, error)); ok {
 			resp, err := fn(ctx, req)
-			if _, refused := fsm.AsRefusal(err); err != nil && !refused && !errors.Is(err, ErrUnreachable) {
-				err = &RunnerError{Msg: err.Error(), err: err}
-			}
-			return resp, err
+			return resp, inProcess(err)
+		}
+		if h, ok := inv.m[rt.Name]; ok {
+			// A caller that erased the route's types (the CLI's verbs of the
+			// operation table): through its JSON form, as over the socket.
+			return erasedCall[Req, Resp](ctx, h, req)
 		}
 	}
 	var zero Resp
 	return zero, fsm.Refusef(fsm.RouteUnavailable, "%s is not served here", rt.Name)
+}
+
+// inProcess is a handler's error as a client sees it: a refusal as it is,
+// a failure as a RunnerError.
+func inProcess(err error) error {
+	if _, refused := fsm.AsRefusal(err); err != nil && !refused && !errors.Is(err, ErrUnreachable) {
+		return &RunnerError{Msg: err.Error(), err: err}
+	}
+	return err
+}
+
+// erasedCall runs h with req in its JSON form and decodes its answer.
+func erasedCall[Req, Resp any](ctx context.Context, h Handler, req Req) (Resp, error) {
+	var resp Resp
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return resp, fmt.Errorf("localapi: encode the request: %w", err)
+	}
+	out, err := h(ctx, raw)
+	if err != nil {
+		return resp, inProcess(err)
+	}
+	b, err := json.Marshal(out)
+	if err == nil {
+		err = json.Unmarshal(b, &resp)
+	}
+	if err != nil {
+		return resp, fmt.Errorf("localapi: decode the answer: %w", err)
+	}
+	return resp, nil
 }
 
 // RunnerError is a failure the Runner reported (not a refusal): its message

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cdp/surface"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
 // The wire types of the local API. Fields are only ever added; their JSON
@@ -160,7 +161,7 @@ type PageRequest struct {
 type GotoRequest struct {
 	Page string `json:"page"`
 	URL  string `json:"url"`
-	// IdempotencyKey: as ActRequest's.
+	// IdempotencyKey: as op.Keyed's.
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 }
 
@@ -229,9 +230,8 @@ type CloseResult struct {
 	Teardown string `json:"teardown"` // "closed" or "detached"
 }
 
-// Target is a semantic element target: the page surface's own, so the
-// agent's words reach the page unchanged.
-type Target = surface.Target
+// Target is a semantic element target (op.Target).
+type Target = op.Target
 
 // AttachRequest attaches to a person's running browser.
 type AttachRequest struct {
@@ -317,39 +317,6 @@ type SnapshotRequest struct {
 	Query *surface.Query `json:"query,omitempty"`
 }
 
-// ActRequest is one page action: click, hover, type, fill, press, select,
-// check, uncheck, scroll, upload, pointer, resize or emulate_media.
-type ActRequest struct {
-	Page   string   `json:"page"`
-	Action string   `json:"action"`
-	Target *Target  `json:"target,omitempty"`
-	Text   string   `json:"text,omitempty"`   // type, fill
-	Slowly bool     `json:"slowly,omitempty"` // type, fill: a key event per character
-	Keys   string   `json:"keys,omitempty"`   // press: "Enter", "ArrowDown", "Control+a"
-	Values []string `json:"values,omitempty"` // select: values or visible labels
-	Files  []string `json:"files,omitempty"`  // upload: names inside the upload directory
-	To     string   `json:"to,omitempty"`     // scroll: top or bottom
-	DX     float64  `json:"dx,omitempty"`     // scroll by pixels
-	DY     float64  `json:"dy,omitempty"`
-	// Pointer is raw pointer input at viewport coordinates (action
-	// pointer: Playwright's vision tools), hit tested like every pointer
-	// input.
-	Pointer *surface.Pointer `json:"pointer,omitempty"`
-	// Viewport is the size resize sets.
-	Viewport *surface.Viewport `json:"viewport,omitempty"`
-	// Media changes media overrides (emulate_media): a feature's CSS name
-	// or "media" to its value, "" to clear it; keys not named keep theirs.
-	Media map[string]string `json:"media,omitempty"`
-	// click: button (left, right, middle), a double click, modifier keys
-	// held (Alt, Control, ControlOrMeta, Meta, Shift)
-	Button      string   `json:"button,omitempty"`
-	DoubleClick bool     `json:"doubleClick,omitempty"`
-	Modifiers   []string `json:"modifiers,omitempty"`
-	// IdempotencyKey names the effect: a repeat with the same key gets the
-	// recorded outcome and is never dispatched again. Minted when empty.
-	IdempotencyKey string `json:"idempotencyKey,omitempty"`
-}
-
 // WaitRequest waits for a condition: load, url, text, text_gone, visible,
 // hidden or enabled. A timeout is a result (found: false).
 type WaitRequest struct {
@@ -373,12 +340,6 @@ type DiagRequest struct {
 	SinceNavigation bool `json:"sinceNavigation,omitempty"`
 }
 
-// ProbeRequest performs one action and reports its effect.
-type ProbeRequest struct {
-	ActRequest
-	SettleMS int `json:"settleMs,omitempty"`
-}
-
 // ClosePageRequest closes a page webcodex opened.
 type ClosePageRequest struct {
 	Page string `json:"page"`
@@ -391,7 +352,7 @@ type CDPRequest struct {
 	Page   string          `json:"page"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params,omitempty"`
-	// IdempotencyKey: as ActRequest's.
+	// IdempotencyKey: as op.Keyed's.
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 }
 
@@ -444,11 +405,8 @@ type SnapshotResult struct {
 	surface.Snapshot
 }
 
-// ActResult is what one page action did.
-type ActResult struct {
-	Page string `json:"page"`
-	surface.ActionResult
-}
+// ActResult is what one page action did (op.ActResult).
+type ActResult = op.ActResult
 
 // DialogResult is the page's dialog (null when none is open) and, when
 // answered, how.
@@ -470,11 +428,8 @@ type DiagResult struct {
 	surface.DiagRead
 }
 
-// ProbeResult is one action and its observed effect.
-type ProbeResult struct {
-	Page string `json:"page"`
-	surface.ProbeResult
-}
+// ProbeResult is one action and its observed effect (op.ProbeResult).
+type ProbeResult = op.ProbeResult
 
 // ClosePageResult reports a closed page.
 type ClosePageResult struct {

@@ -454,3 +454,5 @@ func (s *snapshotIn) fillSnapshot(latest func(page, ref string) string) {
 		}
 	}
 }
+
+func (k EffectKey) effectKey() string { return k.IdempotencyKey }

@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
 // The benchmarks compare the MCP entry point (the Go SDK's client driving
@@ -158,25 +159,25 @@ func BenchmarkToolCall(b *testing.B) {
 				s.ok("browser_click", map[string]any{"page": page, "target": map[string]any{"role": "button", "name": "Count"}})
 			},
 			func() {
-				if _, err := localapi.Act.Call(ctx, d.c, localapi.ActRequest{Page: pi.ID, Action: "click", Target: button}); err != nil {
+				if _, err := localapi.Of(op.Click).Call(ctx, d.c, op.ClickIn{OnPage: op.OnPage{Page: pi.ID}, Element: op.Element{Target: button}}); err != nil {
 					b.Fatal(err)
 				}
 			}},
 	}
-	for _, op := range ops {
-		b.Run(op.name, func(b *testing.B) {
-			op.mcp() // warm both paths
-			op.api()
+	for _, o := range ops {
+		b.Run(o.name, func(b *testing.B) {
+			o.mcp() // warm both paths
+			o.api()
 			var mcpTotal, apiTotal time.Duration
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				op.mcp()
+				o.mcp()
 				t1 := time.Now()
-				op.api()
+				o.api()
 				apiTotal += time.Since(t1)
 				mcpTotal += t1.Sub(t0)
 			}
-			report(b, op.name, mcpTotal, apiTotal)
+			report(b, o.name, mcpTotal, apiTotal)
 		})
 	}
 

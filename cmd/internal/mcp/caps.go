@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
 // Capability groups: like Playwright MCP's --caps, tools an agent rarely
@@ -11,9 +13,9 @@ import (
 // tool list reaches the model on every turn. A tool with no group is always
 // listed.
 const (
-	CapVision   = "vision"   // coordinate mouse tools (browser_mouse_*_xy)
-	CapPDF      = "pdf"      // browser_pdf_save
-	CapDevtools = "devtools" // raw CDP and probing: debugging webcodex or a page
+	CapVision   = op.CapVision   // coordinate mouse tools (browser_mouse_*_xy)
+	CapPDF      = op.CapPDF      // browser_pdf_save
+	CapDevtools = op.CapDevtools // raw CDP and probing: debugging webcodex or a page
 )
 
 // AllCaps lists the groups in the order they are shown.

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/cmd/internal/runner"
 )
 
@@ -54,7 +55,7 @@ func BenchmarkMCPLatency(b *testing.B) {
 		{"click-ref",
 			func() { s.ok("browser_click", map[string]any{"ref": ref}) },
 			func() {
-				if _, err := r.Act(ctx, localapi.ActRequest{Page: page, Action: "click", Target: &localapi.Target{Ref: ref, SnapshotID: snapID}}); err != nil {
+				if _, err := localapi.Of(op.Click).Call(ctx, r.Routes(), op.ClickIn{OnPage: op.OnPage{Page: page}, Element: op.Element{Target: &localapi.Target{Ref: ref, SnapshotID: snapID}}}); err != nil {
 					b.Fatal(err)
 				}
 			}},

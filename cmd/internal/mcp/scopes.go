@@ -5,17 +5,19 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
 // Scope is one permission a server grants its agent.
-type Scope string
+type Scope = op.Scope
 
-// The scopes. Every tool needs one; attaching also needs --allow-attach.
+// The scopes (op's). Every tool needs one; attaching also needs
+// --allow-attach.
 const (
-	ScopeRead    Scope = "browser:read"    // status, discovery, snapshots, screenshots, diagnostics, waits
-	ScopeLaunch  Scope = "browser:launch"  // launch and close browsers webcodex owns
-	ScopeControl Scope = "browser:control" // every effect on a page, attach, reconnect, raw CDP
+	ScopeRead    = op.Read
+	ScopeLaunch  = op.Launch
+	ScopeControl = op.Control
 )
 
 // AllScopes lists the scopes in the order they are shown.

@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/cmd/internal/runner"
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -110,6 +112,33 @@ const instructions = `webcodex drives a real Chromium for you. browser_navigate 
 func call[Req, Resp any](ctx context.Context, inv localapi.Invoker, rt localapi.Route[Req, Resp], req Req) (Resp, error) {
 	return rt.Call(ctx, inv, req)
 }
+
+// callOp runs one operation of the table on the Runner.
+func callOp[In op.Input, Out any](ctx context.Context, inv localapi.Invoker, o *op.Op[In, Out], in In) (Out, error) {
+	return localapi.Of(o).Call(ctx, inv, in)
+}
+
+// opTool registers the MCP tool name of the operation o: its description,
+// capability group and scope are the declaration's, and an idempotency key
+// its arguments carry (EffectKey) reaches every effect it runs (act), so no
+// tool advertises a key it drops.
+func opTool[In any](s *Server, m *op.Meta, name string, tweak func(*jsonschema.Schema), fn func(ctx context.Context, c *toolCall, in In) (any, error)) {
+	i := slices.IndexFunc(m.MCP, func(t op.Tool) bool { return t.Name == name })
+	if i < 0 {
+		panic("mcp: " + name + " is not a tool of the operation " + m.Name)
+	}
+	t := m.MCP[i]
+	spec := toolSpec{name: t.Name, desc: t.Desc, group: t.Group, anyOf: []Scope{m.Scope}}
+	addTool(s, spec, tweak, func(ctx context.Context, c *toolCall, in In) (any, error) {
+		if k, ok := any(in).(interface{ effectKey() string }); ok && k.effectKey() != "" {
+			ctx = context.WithValue(ctx, effectKeyCtx{}, k.effectKey())
+		}
+		return fn(ctx, c, in)
+	})
+}
+
+// effectKeyCtx carries the idempotency key of a tool call to its effects.
+type effectKeyCtx struct{}
 
 func (s *Server) logf(format string, args ...any) {
 	if s.opts.Logf != nil {

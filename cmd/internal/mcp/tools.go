@@ -13,6 +13,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -70,31 +71,22 @@ func (s *Server) addTools() {
 			bounds(sc, "maxChars", 0, 200000)
 			bounds(sc, "depth", 0, 100)
 		}, s.snapshot)
-	addTool(s, toolSpec{name: "browser_click", anyOf: control,
-		desc: "Click with real mouse input, checked to hit the element; a missing, hidden, disabled, covered or ambiguous one is refused."},
+	opTool(s, &op.Click.Meta, "browser_click",
 		func(sc *jsonschema.Schema) {
 			elementTerms(sc)
 			enum(sc, "button", "left", "right", "middle")
 			enumItems(sc, "modifiers", "Alt", "Control", "ControlOrMeta", "Meta", "Shift")
 		}, s.click)
-	addTool(s, toolSpec{name: "browser_type", anyOf: control,
-		desc: "Type as real input, replacing the value unless clear is false; submit presses Enter. Never echoes the text."},
-		nil, s.typeText)
-	addTool(s, toolSpec{name: "browser_fill_form", anyOf: control,
-		desc: "Fill fields in order; stops at the first failure and says which."},
+	opTool(s, &op.Type.Meta, "browser_type", nil, s.typeText)
+	opTool(s, &op.Fill.Meta, "browser_fill_form",
 		func(sc *jsonschema.Schema) {
 			maxItems(sc, "fields", 1, maxFormFields)
 			enum(sc.Properties["fields"].Items, "type", "textbox", "checkbox", "radio", "combobox", "slider")
 		}, s.fillForm)
-	addTool(s, toolSpec{name: "browser_press_key", anyOf: control,
-		desc: "Press a key or chord in the focused element, or in the named one."},
-		nil, s.pressKey)
-	addTool(s, toolSpec{name: "browser_select_option", anyOf: control,
-		desc: "Select options of a <select> by value or label."},
+	opTool(s, &op.Press.Meta, "browser_press_key", nil, s.pressKey)
+	opTool(s, &op.Select.Meta, "browser_select_option",
 		func(sc *jsonschema.Schema) { maxItems(sc, "values", 1, 100) }, s.selectOption)
-	addTool(s, toolSpec{name: "browser_hover", anyOf: control,
-		desc: "Move the mouse over an element (menus, tooltips)."},
-		nil, s.hover)
+	opTool(s, &op.Hover.Meta, "browser_hover", nil, s.hover)
 	addTool(s, toolSpec{name: "browser_wait_for", anyOf: read, readOnly: true,
 		desc: "Wait time seconds, then for textGone, text, an element's condition, the url or the load; running out of timeout is an error."},
 		func(sc *jsonschema.Schema) {
@@ -111,8 +103,7 @@ func (s *Server) addTools() {
 	addTool(s, toolSpec{name: "browser_evaluate", anyOf: control,
 		desc: "Run JavaScript in the page, or a function on an element (target); returns its value, bounded. Off for attached browsers unless allowed."},
 		nil, s.evaluate)
-	addTool(s, toolSpec{name: "browser_file_upload", anyOf: control,
-		desc: "Set files on a file input (target; default the page's one file input), from the owner's upload directory only."},
+	opTool(s, &op.Upload.Meta, "browser_file_upload",
 		func(sc *jsonschema.Schema) {
 			maxItems(sc, "paths", 1, 20)
 			maxItems(sc, "files", 1, 20)
@@ -284,21 +275,32 @@ func (s *Server) withSnapshot(ctx context.Context, r *reply, page string, want b
 	return r
 }
 
-// act runs one page action; the answer says what it did and caused.
-func (s *Server) act(ctx context.Context, pageArg string, req localapi.ActRequest, snap bool) (*reply, error) {
+// act runs one page action of the table on the page pageArg names (else
+// the current one), under the tool call's idempotency key when in has
+// none; the answer says what it did and caused.
+func act[In op.Input](ctx context.Context, s *Server, o *op.Op[In, op.ActResult], pageArg string, in In, snap bool) (*reply, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, pageArg)
 	if err != nil {
 		return nil, err
 	}
-	req.Page = page
-	res, err := call(ctx, s.runner, localapi.Act, req)
+	res, err := actOn(ctx, s, o, page, in)
 	if err != nil {
 		return nil, err
 	}
 	r := &reply{text: actionText(res), fields: map[string]any{"page": page, "result": res}}
 	return s.withSnapshot(ctx, r, page, snap), nil
+}
+
+// actOn runs one page action on page, under the tool call's idempotency
+// key when in has none.
+func actOn[In op.Input](ctx context.Context, s *Server, o *op.Op[In, op.ActResult], page string, in In) (op.ActResult, error) {
+	any(&in).(op.PageSetter).SetPage(page)
+	if k, ok := any(&in).(op.Keyer); ok && k.Key() == "" {
+		*k.KeyRef(), _ = ctx.Value(effectKeyCtx{}).(string)
+	}
+	return callOp(ctx, s.runner, o, in)
 }
 
 // serverFacts describes this server for status and discover. It never
@@ -522,7 +524,7 @@ func (s *Server) click(ctx context.Context, c *toolCall, in clickIn) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "click", Target: t, Button: in.Button, DoubleClick: in.DoubleClick, Modifiers: in.Modifiers, IdempotencyKey: in.IdempotencyKey}, in.Snapshot)
+	return act(ctx, s, op.Click, in.Page, op.ClickIn{Element: op.Element{Target: t}, Button: in.Button, DoubleClick: in.DoubleClick, Modifiers: in.Modifiers}, in.Snapshot)
 }
 
 func (s *Server) hover(ctx context.Context, c *toolCall, in hoverIn) (any, error) {
@@ -530,7 +532,7 @@ func (s *Server) hover(ctx context.Context, c *toolCall, in hoverIn) (any, error
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "hover", Target: t}, in.Snapshot)
+	return act(ctx, s, op.Hover, in.Page, op.HoverIn{Element: op.Element{Target: t}}, in.Snapshot)
 }
 
 func (s *Server) typeText(ctx context.Context, c *toolCall, in typeIn) (any, error) {
@@ -538,15 +540,17 @@ func (s *Server) typeText(ctx context.Context, c *toolCall, in typeIn) (any, err
 	if err != nil {
 		return nil, err
 	}
-	action := "fill"
+	snap, el := in.Snapshot && !in.Submit, op.Element{Target: t}
+	var r *reply
 	if in.Clear != nil && !*in.Clear {
-		action = "type"
+		r, err = act(ctx, s, op.Type, in.Page, op.TypeIn{Element: el, Text: in.Text, Slowly: in.Slowly}, snap)
+	} else {
+		r, err = act(ctx, s, op.Fill, in.Page, op.FillIn{Element: el, Text: in.Text, Slowly: in.Slowly}, snap)
 	}
-	r, err := s.act(ctx, in.Page, localapi.ActRequest{Action: action, Target: t, Text: in.Text, Slowly: in.Slowly, IdempotencyKey: in.IdempotencyKey}, in.Snapshot && !in.Submit)
 	if err != nil || !in.Submit {
 		return r, err
 	}
-	sub, err := s.act(ctx, r.fields["page"].(string), localapi.ActRequest{Action: "press", Target: t, Keys: "Enter", IdempotencyKey: subKey(in.IdempotencyKey, "submit")}, in.Snapshot)
+	sub, err := act(ctx, s, op.Press, r.fields["page"].(string), op.PressIn{Element: el, Keys: "Enter", Keyed: op.Keyed{IdempotencyKey: subKey(in.IdempotencyKey, "submit")}}, in.Snapshot)
 	if err != nil {
 		ref, ok := fsm.AsRefusal(err)
 		if !ok {
@@ -582,27 +586,25 @@ func (s *Server) fillForm(ctx context.Context, c *toolCall, in fillFormIn) (any,
 		if err != nil {
 			return fail(err)
 		}
-		req := localapi.ActRequest{Page: page, Target: t}
+		el := op.Element{Target: t}
+		var res op.ActResult
 		switch f.Type {
-		case "textbox":
-			req.Action, req.Text = "fill", f.Value
+		case "textbox", "slider":
+			res, err = actOn(ctx, s, op.Fill, page, op.FillIn{Element: el, Text: f.Value})
 		case "checkbox", "radio":
 			switch f.Value {
 			case "true":
-				req.Action = "check"
+				res, err = actOn(ctx, s, op.Check, page, op.CheckIn{Element: el})
 			case "false":
-				req.Action = "uncheck"
+				res, err = actOn(ctx, s, op.Uncheck, page, op.UncheckIn{Element: el})
 			default:
 				return fail(fsm.Refuse(fsm.InvalidArgument, "a checkbox or radio value is true or false"))
 			}
 		case "combobox":
-			req.Action, req.Values = "select", []string{f.Value}
-		case "slider":
-			req.Action, req.Text = "fill", f.Value
+			res, err = actOn(ctx, s, op.Select, page, op.SelectIn{Element: el, Values: []string{f.Value}})
 		default:
 			return fail(fsm.Refuse(fsm.InvalidArgument, "type is textbox, checkbox, radio, combobox or slider"))
 		}
-		res, err := call(ctx, s.runner, localapi.Act, req)
 		if err != nil {
 			return fail(err)
 		}
@@ -617,7 +619,7 @@ func (s *Server) pressKey(ctx context.Context, c *toolCall, in pressKeyIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "press", Target: t, Keys: in.Key, IdempotencyKey: in.IdempotencyKey}, in.Snapshot)
+	return act(ctx, s, op.Press, in.Page, op.PressIn{Element: op.Element{Target: t}, Keys: in.Key}, in.Snapshot)
 }
 
 func (s *Server) selectOption(ctx context.Context, c *toolCall, in selectIn) (any, error) {
@@ -625,7 +627,7 @@ func (s *Server) selectOption(ctx context.Context, c *toolCall, in selectIn) (an
 	if err != nil {
 		return nil, err
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "select", Target: t, Values: in.Values, IdempotencyKey: in.IdempotencyKey}, in.Snapshot)
+	return act(ctx, s, op.Select, in.Page, op.SelectIn{Element: op.Element{Target: t}, Values: in.Values}, in.Snapshot)
 }
 
 func (s *Server) waitFor(ctx context.Context, c *toolCall, in waitIn) (any, error) {
@@ -830,7 +832,7 @@ func (s *Server) upload(ctx context.Context, c *toolCall, in uploadIn) (any, err
 		// refused as ambiguous, with their count.
 		t = &localapi.Target{CSS: "input[type=file]"}
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "upload", Target: t, Files: files}, false)
+	return act(ctx, s, op.Upload, in.Page, op.UploadIn{Element: op.Element{Target: t}, Files: files}, false)
 }
 
 func (s *Server) handleDialog(ctx context.Context, c *toolCall, in dialogIn) (any, error) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -37,14 +38,13 @@ var playwrightTools = []string{
 func init() { toolOrder = append(toolOrder, playwrightTools...) }
 
 func (s *Server) addPlaywrightTools(read, control []Scope) {
-	addTool(s, toolSpec{name: "browser_resize", anyOf: control, desc: "Resize the page's viewport to width x height CSS pixels."},
+	opTool(s, &op.Resize.Meta, "browser_resize",
 		func(sc *jsonschema.Schema) {
 			bounds(sc, "width", 1, surface.MaxViewportSide)
 			bounds(sc, "height", 1, surface.MaxViewportSide)
 			sc.Required = []string{"width", "height"}
 		}, s.resize)
-	addTool(s, toolSpec{name: "browser_emulate_media", anyOf: control,
-		desc: "Emulate CSS media (dark mode, print): omitted ones stay, null clears one."},
+	opTool(s, &op.EmulateMedia.Meta, "browser_emulate_media",
 		func(sc *jsonschema.Schema) {
 			for _, f := range mediaArgs {
 				// Playwright's values, or null (an enum says both in
@@ -66,22 +66,22 @@ func (s *Server) addPlaywrightTools(read, control []Scope) {
 		sc.Required = names
 	}
 	button := func(sc *jsonschema.Schema) { enum(sc, "button", "left", "right", "middle") }
-	addTool(s, toolSpec{name: "browser_mouse_move_xy", group: CapVision, anyOf: control, desc: "Move the mouse to x,y in the viewport; over a denied frame it is refused."},
+	opTool(s, &op.PointerInput.Meta, "browser_mouse_move_xy",
 		func(sc *jsonschema.Schema) { point(sc, "x", "y") }, s.mouseMove)
-	addTool(s, toolSpec{name: "browser_mouse_click_xy", group: CapVision, anyOf: control, desc: "Click at x,y in the viewport; over a denied frame it is refused."},
+	opTool(s, &op.PointerInput.Meta, "browser_mouse_click_xy",
 		func(sc *jsonschema.Schema) {
 			point(sc, "x", "y")
 			button(sc)
 			bounds(sc, "clickCount", 1, surface.MaxClickCount)
 			bounds(sc, "delay", 0, float64(surface.MaxClickDelay.Milliseconds()))
 		}, s.mouseClick)
-	addTool(s, toolSpec{name: "browser_mouse_drag_xy", group: CapVision, anyOf: control, desc: "Drag with the left button held from startX,startY to endX,endY."},
+	opTool(s, &op.PointerInput.Meta, "browser_mouse_drag_xy",
 		func(sc *jsonschema.Schema) { point(sc, "startX", "startY", "endX", "endY") }, s.mouseDrag)
-	addTool(s, toolSpec{name: "browser_mouse_down", group: CapVision, anyOf: control, desc: "Press a mouse button down where the mouse is (after a move)."},
+	opTool(s, &op.PointerInput.Meta, "browser_mouse_down",
 		button, s.mouseButton("down"))
-	addTool(s, toolSpec{name: "browser_mouse_up", group: CapVision, anyOf: control, desc: "Release a mouse button where the mouse is (after a down)."},
+	opTool(s, &op.PointerInput.Meta, "browser_mouse_up",
 		button, s.mouseButton("up"))
-	addTool(s, toolSpec{name: "browser_mouse_wheel", group: CapVision, anyOf: control, desc: "Turn the mouse wheel where the mouse is, by deltaX, deltaY pixels."},
+	opTool(s, &op.PointerInput.Meta, "browser_mouse_wheel",
 		func(sc *jsonschema.Schema) {
 			bounds(sc, "deltaX", -surface.MaxWheelDelta, surface.MaxWheelDelta)
 			bounds(sc, "deltaY", -surface.MaxWheelDelta, surface.MaxWheelDelta)
@@ -112,8 +112,7 @@ func (s *Server) resize(ctx context.Context, c *toolCall, in resizeIn) (any, err
 			return nil, fsm.Refusef(fsm.InvalidArgument, "%s is a whole number of CSS pixels, 1 to %d", side.name, surface.MaxViewportSide)
 		}
 	}
-	v := surface.Viewport{Width: int(in.Width), Height: int(in.Height)}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "resize", Viewport: &v}, false)
+	return act(ctx, s, op.Resize, in.Page, op.ResizeIn{Viewport: op.Viewport{Width: int(in.Width), Height: int(in.Height)}}, false)
 }
 
 // ---------------------------------------------------------------- media
@@ -190,7 +189,7 @@ func (s *Server) emulateMedia(ctx context.Context, c *toolCall, in emulateMediaI
 	if len(change) == 0 {
 		return nil, fsm.Refuse(fsm.InvalidArgument, "give at least one of colorScheme, reducedMotion, forcedColors, contrast, media (null clears one)")
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "emulate_media", Media: change}, false)
+	return act(ctx, s, op.EmulateMedia, in.Page, op.EmulateMediaIn{Media: change}, false)
 }
 
 // ---------------------------------------------------------------- vision
@@ -228,8 +227,8 @@ type wheelIn struct {
 }
 
 // pointer sends one raw pointer input.
-func (s *Server) pointer(ctx context.Context, page string, p surface.Pointer) (any, error) {
-	return s.act(ctx, page, localapi.ActRequest{Action: "pointer", Pointer: &p}, false)
+func (s *Server) pointer(ctx context.Context, page string, p op.Pointer) (any, error) {
+	return act(ctx, s, op.PointerInput, page, op.PointerIn{Pointer: p}, false)
 }
 
 // whole refuses v unless it is a whole number from lo to hi.
@@ -241,7 +240,7 @@ func whole(name string, v float64, lo, hi int) (int, error) {
 }
 
 func (s *Server) mouseMove(ctx context.Context, c *toolCall, in moveIn) (any, error) {
-	return s.pointer(ctx, in.Page, surface.Pointer{Kind: "move", X: in.X, Y: in.Y})
+	return s.pointer(ctx, in.Page, op.Pointer{Kind: "move", X: in.X, Y: in.Y})
 }
 
 func (s *Server) mouseClick(ctx context.Context, c *toolCall, in clickXYIn) (any, error) {
@@ -253,21 +252,21 @@ func (s *Server) mouseClick(ctx context.Context, c *toolCall, in clickXYIn) (any
 	if err != nil {
 		return nil, err
 	}
-	return s.pointer(ctx, in.Page, surface.Pointer{Kind: "click", X: in.X, Y: in.Y, Button: in.Button, ClickCount: n, DelayMS: d})
+	return s.pointer(ctx, in.Page, op.Pointer{Kind: "click", X: in.X, Y: in.Y, Button: in.Button, ClickCount: n, DelayMS: d})
 }
 
 func (s *Server) mouseDrag(ctx context.Context, c *toolCall, in dragXYIn) (any, error) {
-	return s.pointer(ctx, in.Page, surface.Pointer{Kind: "drag", X: in.StartX, Y: in.StartY, EndX: in.EndX, EndY: in.EndY})
+	return s.pointer(ctx, in.Page, op.Pointer{Kind: "drag", X: in.StartX, Y: in.StartY, EndX: in.EndX, EndY: in.EndY})
 }
 
 func (s *Server) mouseButton(kind string) func(context.Context, *toolCall, buttonIn) (any, error) {
 	return func(ctx context.Context, c *toolCall, in buttonIn) (any, error) {
-		return s.pointer(ctx, in.Page, surface.Pointer{Kind: kind, Button: in.Button})
+		return s.pointer(ctx, in.Page, op.Pointer{Kind: kind, Button: in.Button})
 	}
 }
 
 func (s *Server) mouseWheel(ctx context.Context, c *toolCall, in wheelIn) (any, error) {
-	return s.pointer(ctx, in.Page, surface.Pointer{Kind: "wheel", DeltaX: in.DeltaX, DeltaY: in.DeltaY})
+	return s.pointer(ctx, in.Page, op.Pointer{Kind: "wheel", DeltaX: in.DeltaX, DeltaY: in.DeltaY})
 }
 
 // pointerText is what a vision tool did.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -34,10 +35,9 @@ func (s *Server) addVerbTools(read, control []Scope) {
 		nil, s.historyTool(localapi.Forward))
 	addTool(s, toolSpec{name: "browser_reload", anyOf: control, desc: "Reload the tab and read its url and title back."},
 		nil, s.historyTool(localapi.Reload))
-	addTool(s, toolSpec{name: "browser_scroll", anyOf: read, desc: "Scroll ref into view, to top/bottom, or by dy px; says atBottom."},
+	opTool(s, &op.Scroll.Meta, "browser_scroll",
 		func(sc *jsonschema.Schema) { enum(sc, "to", "top", "bottom") }, s.scroll)
-	addTool(s, toolSpec{name: "browser_probe", anyOf: control, group: CapDevtools, desc: "Act once on ref and report what changed."},
-		nil, s.probe)
+	opTool(s, &op.Probe.Meta, "browser_probe", nil, s.probe)
 	addTool(s, toolSpec{name: "browser_downloads", anyOf: read, desc: "List downloads; wait seconds; save id to an existing dir."},
 		nil, s.downloads)
 }
@@ -105,7 +105,7 @@ func (s *Server) scroll(ctx context.Context, c *toolCall, in scrollIn) (any, err
 	if t == nil && in.To == "" && in.DY == 0 {
 		return nil, fsm.Refuse(fsm.InvalidArgument, "give ref, to (top or bottom) or dy")
 	}
-	return s.act(ctx, in.Page, localapi.ActRequest{Action: "scroll", Target: t, To: in.To, DY: in.DY}, false)
+	return act(ctx, s, op.Scroll, in.Page, op.ScrollIn{Element: op.Element{Target: t}, To: in.To, DY: in.DY}, false)
 }
 
 type probeIn struct {
@@ -129,8 +129,7 @@ func (s *Server) probe(ctx context.Context, c *toolCall, in probeIn) (any, error
 	if err != nil {
 		return nil, err
 	}
-	req := localapi.ProbeRequest{ActRequest: localapi.ActRequest{Page: page, Action: in.Action, Target: t, Text: in.Text, Keys: in.Key}}
-	res, err := call(ctx, s.runner, localapi.Probe, req)
+	res, err := callOp(ctx, s.runner, op.Probe, op.ProbeIn{OnPage: op.OnPage{Page: page}, Action: in.Action, Target: t, Text: in.Text, Keys: in.Key})
 	if err != nil {
 		return nil, err
 	}

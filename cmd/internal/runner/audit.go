@@ -10,6 +10,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -105,16 +106,29 @@ func (r *Runner) pageOrigin(ctx context.Context, p *Page) string {
 	return originOf(id.URL)
 }
 
-// auditAct records an action on the origin it acted on (read before the
-// action); an upload gets one record per file with the file's full path and
-// size (the result names the file only).
-func (r *Runner) auditAct(ctx context.Context, p *Page, acted string, req localapi.ActRequest, err error) {
-	files := req.Files
-	if req.Action != "upload" || len(files) == 0 {
-		files = []string{""}
+// auditOp records an operation of the table as its declaration says: on
+// the origin it acted on (read before it acted), one record per file for
+// an input that names files (with the file's full path and size; the
+// result names the file only). A call refused before its page was found is
+// recorded too, under the page id it named.
+func (r *Runner) auditOp(ctx context.Context, m *op.Meta, in op.Input, pageID string, p *Page, acted string, err error) {
+	if m.Audit != op.AuditActed {
+		return
+	}
+	action := m.Name
+	if a, ok := in.(interface{ AuditAction() string }); ok {
+		action = a.AuditAction()
+	}
+	if p == nil {
+		r.auditPageOp(ctx, pageID, action, "", err)
+		return
+	}
+	files := []string{""}
+	if f, ok := in.(op.Files); ok && len(f.AuditFiles()) > 0 {
+		files = f.AuditFiles()
 	}
 	for _, name := range files {
-		rec := newRecord(ctx, req.Action)
+		rec := newRecord(ctx, action)
 		rec.Browser, rec.Page, rec.Origin = p.browser.id, p.id, acted
 		if name != "" {
 			rec.File, rec.Size = r.uploadFile(name)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/extension/install"
 	"github.com/webcodex/webcodex/extension/rendezvous"
 	"github.com/webcodex/webcodex/fsm"
@@ -162,10 +163,10 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 		if strings.Contains(snap.Text, "FRAME-SECRET") || strings.Contains(snap.Text, "Frame button") {
 			t.Fatal("the snapshot reached into a frame of a denied origin")
 		}
-		if _, err := r.Act(ctx, localapi.ActRequest{Page: page, Action: "fill", Target: &localapi.Target{Label: "Name"}, Text: name}); err != nil {
+		if _, err := runAct(ctx, r, op.Fill, op.FillIn{OnPage: op.OnPage{Page: page}, Element: op.Element{Target: &localapi.Target{Label: "Name"}}, Text: name}); err != nil {
 			t.Fatalf("fill: %v", err)
 		}
-		if _, err := r.Act(ctx, localapi.ActRequest{Page: page, Action: "click", Target: &localapi.Target{Role: "button", Name: "Pay"}}); err != nil {
+		if _, err := runAct(ctx, r, op.Click, clickOn(page, localapi.Target{Role: "button", Name: "Pay"})); err != nil {
 			t.Fatalf("click: %v", err)
 		}
 		read, err := r.Read(ctx, localapi.ReadRequest{Page: page})

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
@@ -85,7 +86,7 @@ func TestDownloadsJailed(t *testing.T) {
 	}
 	click := func(name string) {
 		t.Helper()
-		if _, err := r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: name}}); err != nil {
+		if _, err := runAct(ctx, r, op.Click, clickOn(p.ID, localapi.Target{Role: "link", Name: name})); err != nil {
 			t.Fatalf("click %s: %v", name, err)
 		}
 	}
@@ -214,7 +215,7 @@ func TestDownloadsWaitBound(t *testing.T) {
 		t.Fatalf("unknown download = %v", err)
 	}
 	// Under the default bound the big file never ends: the wait does.
-	if _, err := h.r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: "Get big"}}); err != nil {
+	if _, err := runAct(ctx, h.r, op.Click, clickOn(p.ID, localapi.Target{Role: "link", Name: "Get big"})); err != nil {
 		t.Fatal(err)
 	}
 	eventuallyT(t, 20*time.Second, "the download is listed", func() bool {
@@ -243,7 +244,7 @@ func TestManagedDownloadsGoAtClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: "Get report"}}); err != nil {
+	if _, err := runAct(ctx, h.r, op.Click, clickOn(p.ID, localapi.Target{Role: "link", Name: "Get report"})); err != nil {
 		t.Fatal(err)
 	}
 	eventuallyT(t, 20*time.Second, "the download is listed", func() bool {
@@ -359,7 +360,7 @@ func TestParallelDownloadsAreBounded(t *testing.T) {
 		}
 	}()
 	for i := range n {
-		if _, err := r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: fmt.Sprintf("Get %d", i)}}); err != nil {
+		if _, err := runAct(ctx, r, op.Click, clickOn(p.ID, localapi.Target{Role: "link", Name: fmt.Sprintf("Get %d", i)})); err != nil {
 			t.Fatalf("click %d: %v", i, err)
 		}
 	}

@@ -132,16 +132,12 @@ func TestCutSocketDuringEffects(t *testing.T) {
 		return pageByURL(t, pages, srv.URL+"/")
 	}
 
-	for i, action := range []localapi.ActRequest{
-		{Action: "click", Target: &localapi.Target{Role: "button", Name: "Do it"}},
-		{Action: "type", Target: &localapi.Target{Label: "Note"}, Text: "x"},
-	} {
-		kind := action.Action
+	for i, action := range clickAndType {
+		kind := action.kind
 		// During: cut while the renderer is still handling the effect.
-		action.Page = page
 		release := j.hold(t)
 		done := make(chan error, 1)
-		go func() { _, err := h.r.Act(ctx, action); done <- err }()
+		go func() { done <- action.run(ctx, h.r, page, "") }()
 		eventuallyT(t, 10*time.Second, kind+" reached the page", func() bool {
 			select {
 			case err := <-done:
@@ -158,7 +154,7 @@ func TestCutSocketDuringEffects(t *testing.T) {
 		}
 		gen := uint64(2 + 2*i)
 		waitGen(gen)
-		if _, err := h.r.Act(ctx, action); !fsm.IsCode(err, fsm.BindingStale) {
+		if err := action.run(ctx, h.r, page, ""); !fsm.IsCode(err, fsm.BindingStale) {
 			t.Fatalf("%s on the old page handle = %v, want %s", kind, err, fsm.BindingStale)
 		}
 		if n := j.get(kind); n != 1 {
@@ -168,8 +164,7 @@ func TestCutSocketDuringEffects(t *testing.T) {
 		// fails, and never lands.
 		page = fresh()
 		h.dial.cut()
-		action.Page = page
-		if _, err := h.r.Act(ctx, action); err == nil {
+		if err := action.run(ctx, h.r, page, ""); err == nil {
 			t.Fatalf("%s on a cut connection succeeded", kind)
 		}
 		waitGen(gen + 1)

@@ -43,15 +43,12 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 		return pageByURL(t, pages, srv.URL+path)
 	}
 
-	for _, action := range []localapi.ActRequest{
-		{Action: "click", Target: &localapi.Target{Role: "button", Name: "Do it"}, IdempotencyKey: "key-click"},
-		{Action: "type", Target: &localapi.Target{Label: "Note"}, Text: "x", IdempotencyKey: "key-type"},
-	} {
-		kind := action.Action
-		action.Page = page
+	for _, action := range clickAndType {
+		kind := action.kind
+		key := "key-" + kind
 		release := j.hold(t)
 		done := make(chan error, 1)
-		go func() { _, err := h.r.Act(ctx, action); done <- err }()
+		go func() { done <- action.run(ctx, h.r, page, key) }()
 		eventuallyT(t, 10*time.Second, kind+" reached the page", func() bool {
 			select {
 			case err := <-done:
@@ -73,9 +70,8 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 		// The same key, on the new connection's handle for the same tab:
 		// the recorded outcome, and nothing reaches the page.
 		page = pageAt("/")
-		action.Page = page
 		for range 2 {
-			if _, err := h.r.Act(ctx, action); !fsm.IsCode(err, fsm.OutcomeUnknown) {
+			if err := action.run(ctx, h.r, page, key); !fsm.IsCode(err, fsm.OutcomeUnknown) {
 				t.Fatalf("%s repeated with its key = %v, want %s (never dispatched again)", kind, err, fsm.OutcomeUnknown)
 			}
 		}
@@ -83,12 +79,7 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 			t.Fatalf("%s landed %d times, want exactly once", kind, n)
 		}
 		// The key names that effect only.
-		other := action
-		other.Text = "another text"
-		if other.Action == "click" {
-			other.Target = &localapi.Target{Label: "Note"}
-		}
-		if _, err := h.r.Act(ctx, other); !fsm.IsCode(err, fsm.InvalidArgument) {
+		if err := action.other(ctx, h.r, page, key); !fsm.IsCode(err, fsm.InvalidArgument) {
 			t.Fatalf("the %s key reused for another request = %v, want %s", kind, err, fsm.InvalidArgument)
 		}
 	}

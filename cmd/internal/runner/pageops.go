@@ -292,7 +292,7 @@ func (r *Runner) Screenshot(ctx context.Context, req localapi.ScreenshotRequest)
 	if err := p.authorize(ctx); err != nil {
 		return localapi.ScreenshotResult{}, err
 	}
-	opts := surface.ScreenshotOptions{FullPage: req.FullPage, Target: req.Target}
+	opts := surface.ScreenshotOptions{FullPage: req.FullPage, Target: surfaceTarget(req.Target)}
 	png, err := p.surf.Screenshot(ctx, opts)
 	if err != nil {
 		return localapi.ScreenshotResult{}, err
@@ -331,7 +331,7 @@ func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi
 	started = r.pageOrigin(ctx, p)
 	var res *surface.EvalResult
 	if req.Target != nil {
-		res, err = p.surf.EvaluateOn(ctx, *req.Target, req.Expr)
+		res, err = p.surf.EvaluateOn(ctx, surface.Target(*req.Target), req.Expr)
 	} else {
 		res, err = p.surf.Evaluate(ctx, req.Expr)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -39,7 +40,7 @@ func TestNewTabsAreFollowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: "Open other"}}); err != nil {
+	if _, err := runAct(ctx, h.r, op.Click, clickOn(p.ID, localapi.Target{Role: "link", Name: "Open other"})); err != nil {
 		t.Fatal(err)
 	}
 	var other string

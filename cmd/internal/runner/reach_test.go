@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
 // reachSecret is the token each denied server hands out; the agent must
@@ -146,7 +147,7 @@ Promise.allSettled(tries).then(() => fetch("/settled"));
 	}
 	// A popup to the denied origin: the new tab commits an error page at
 	// the denied URL without the request ever leaving the browser.
-	if _, err := h.r.Act(ctx, localapi.ActRequest{Page: p.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: "popup"}}); err != nil {
+	if _, err := runAct(ctx, h.r, op.Click, clickOn(p.ID, localapi.Target{Role: "link", Name: "popup"})); err != nil {
 		t.Fatal(err)
 	}
 	eventuallyT(t, 20*time.Second, "the popup ends on its (blocked) URL", func() bool {

@@ -33,12 +33,10 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Deny, r.Deny)
 	localapi.Serve(rt, localapi.Reconnect, bounded(r, r.Reconnect))
 	localapi.Serve(rt, localapi.Snapshot, bounded(r, r.Snapshot))
-	localapi.Serve(rt, localapi.Act, bounded(r, r.Act))
 	localapi.Serve(rt, localapi.Dialog, bounded(r, r.Dialog))
 	localapi.Serve(rt, localapi.Wait, bounded(r, r.Wait))
 	localapi.Serve(rt, localapi.Console, bounded(r, r.Console))
 	localapi.Serve(rt, localapi.Network, bounded(r, r.Network))
-	localapi.Serve(rt, localapi.Probe, bounded(r, r.Probe))
 	localapi.Serve(rt, localapi.ClosePage, bounded(r, r.ClosePage))
 	localapi.Serve(rt, localapi.CDP, bounded(r, r.CDP))
 	localapi.Serve(rt, localapi.Discover, r.Discover)
@@ -47,6 +45,7 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Stop, r.stop)
 	r.serveVerbs(rt)      // downloads, history, handover (verbs.go)
 	r.servePlaywright(rt) // pdf (playwright.go)
+	r.serveOps(rt)        // the operation table (ops.go)
 	return rt
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -94,7 +95,7 @@ func TestDetachClosesOnlyTheAgentsTabs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"Allowed popup", "Hidden popup"} {
-		if _, err := h.r.Act(ctx, localapi.ActRequest{Page: popper.ID, Action: "click", Target: &localapi.Target{Role: "link", Name: name}}); err != nil {
+		if _, err := runAct(ctx, h.r, op.Click, clickOn(popper.ID, localapi.Target{Role: "link", Name: name})); err != nil {
 			t.Fatalf("click %s: %v", name, err)
 		}
 	}

@@ -1,0 +1,256 @@
+// Package op is the operation table: each operation of the Runner is
+// declared once here, with its own input and output types, and everything
+// else about it is derived from that declaration — the local API route
+// (localapi), admission (which page or browser it touches, read from its
+// input's typed fields), whether it is an effect (then its input carries an
+// idempotency key, and the Runner's effect ledger and mutation gate apply),
+// its time bound, its audit record, its MCP tools and its CLI verb.
+//
+// Adding a parameter is one field on the input type plus the line of the
+// Runner's handler that uses it; adding an operation is one declaration
+// here plus one handler in the Runner. TestTable fails when a declaration
+// lacks any part.
+//
+// The package imports no cdp package: its wire types are what the local
+// API carries, and the Runner converts them to the page surface's own.
+package op
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+)
+
+// Scope is the permission an operation needs from an MCP server's agent.
+type Scope string
+
+// The scopes (an MCP server's --scopes).
+const (
+	Read    Scope = "browser:read"    // status, discovery, snapshots, screenshots, diagnostics, waits
+	Launch  Scope = "browser:launch"  // launch and close browsers webcodex owns
+	Control Scope = "browser:control" // every effect on a page, attach, reconnect, raw CDP
+)
+
+// Capability groups: tools listed only when the owner names their group
+// (an MCP server's --caps), since the tool list reaches the model on every
+// turn. "" lists a tool always.
+const (
+	CapVision   = "vision"   // coordinate mouse tools (browser_mouse_*_xy)
+	CapPDF      = "pdf"      // browser_pdf_save
+	CapDevtools = "devtools" // raw CDP and probing: debugging webcodex or a page
+)
+
+// Addr is what an operation's input addresses: the Runner admits the call
+// only when its client may see that page and browser (localapi.Boundary and
+// the session that owns the browser).
+type Addr struct {
+	Page    string
+	Browser string
+}
+
+// Input is an operation's input type: it says what it addresses from its
+// own typed fields, never from a re-encoding of itself.
+type Input interface {
+	Addr() Addr
+}
+
+// OnPage is the page an operation acts on; an input embeds it.
+type OnPage struct {
+	Page string `json:"page"`
+}
+
+// Addr admits the page.
+func (a OnPage) Addr() Addr { return Addr{Page: a.Page} }
+
+// SetPage names the page (a client fills it in after resolving the
+// current one).
+func (a *OnPage) SetPage(id string) { a.Page = id }
+
+// Keyed is the idempotency key of an effect; the input of every effect
+// embeds it. A repeat with the same key gets the recorded outcome and is
+// never dispatched again. Minted when empty.
+type Keyed struct {
+	IdempotencyKey string `json:"idempotencyKey,omitempty" flag:"idempotency-key" usage:"name this effect: repeating it with the same key returns the recorded outcome and does nothing again"`
+}
+
+// Key is the caller's idempotency key.
+func (k Keyed) Key() string { return k.IdempotencyKey }
+
+// KeyRef is the key's field, for a client that sets it.
+func (k *Keyed) KeyRef() *string { return &k.IdempotencyKey }
+
+// Keyer is the input of an effect.
+type Keyer interface {
+	Key() string
+	KeyRef() *string
+}
+
+// PageSetter is an input that names its page.
+type PageSetter interface {
+	SetPage(string)
+}
+
+// Bound is how long the Runner lets an operation run.
+type Bound int
+
+const (
+	// CallBound is the Runner's call bound (its --call-bound).
+	CallBound Bound = iota + 1
+)
+
+// Audit says what the audit trail records of an operation.
+type Audit int
+
+const (
+	// NotAudited: a read; it changes nothing.
+	NotAudited Audit = iota + 1
+	// AuditActed records the operation on the origin it acted on, read
+	// before it acted (an action may navigate). An input that names files
+	// (AuditFiles) gets one record per file with its path and size.
+	AuditActed
+)
+
+// Files is an input that names files of the caller's, audited one record
+// each (uploads).
+type Files interface {
+	AuditFiles() []string
+}
+
+// Tool is an MCP tool derived from an operation: its name, its
+// description (lean: tools/list is sent on every turn) and its capability
+// group ("" always listed). Its arguments are the MCP server's own input
+// type, which keeps Playwright MCP's names and shapes.
+type Tool struct {
+	Name  string
+	Desc  string
+	Group string
+}
+
+// TargetArg says whether a CLI verb takes a TARGET after PAGE.
+type TargetArg int
+
+const (
+	NoTarget TargetArg = iota
+	OptionalTarget
+	RequiredTarget
+)
+
+// Verb is the CLI verb derived from an operation: `webcodex NAME PAGE
+// [TARGET]`, its flags read from the input type's `flag` tags.
+type Verb struct {
+	Name   string
+	Use    string
+	Short  string
+	Target TargetArg
+}
+
+// Meta is the non-generic part of a declaration.
+type Meta struct {
+	// Name is the operation's name: its local API route and audit action.
+	Name  string
+	Scope Scope
+	// Effect: a call may change the page; its input embeds Keyed, and the
+	// Runner runs it under the effect ledger.
+	Effect bool
+	Bound  Bound
+	Audit  Audit
+	// MCP are the tools derived from the operation (none: the MCP server
+	// does not offer it on its own).
+	MCP []Tool
+	// CLI is the CLI verb derived from it (nil: none).
+	CLI *Verb
+	// Probe: the probe may perform it (ProbeIn.Action names it).
+	Probe bool
+}
+
+// Op is one operation: In is its input, Out its result.
+type Op[In Input, Out any] struct {
+	Meta
+}
+
+// Decl is a declaration of the table, whatever its types.
+type Decl interface {
+	Declared() *Meta
+	// NewInput returns a pointer to a zero input.
+	NewInput() any
+	// NewOutput returns a pointer to a zero result.
+	NewOutput() any
+	// Decode decodes an input strictly and returns it as an Input.
+	Decode(raw json.RawMessage) (Input, error)
+}
+
+// Declared returns the declaration's metadata.
+func (o *Op[In, Out]) Declared() *Meta { return &o.Meta }
+
+// NewInput returns a pointer to a zero In.
+func (o *Op[In, Out]) NewInput() any { return new(In) }
+
+// NewOutput returns a pointer to a zero Out.
+func (o *Op[In, Out]) NewOutput() any { return new(Out) }
+
+// Decode decodes raw into In, refusing unknown fields.
+func (o *Op[In, Out]) Decode(raw json.RawMessage) (Input, error) {
+	var in In
+	if err := decodeStrict(raw, &in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+var table []Decl
+
+// Params are the JSON names of the parameters an input type takes, page
+// and key included, in field order.
+func Params(d Decl) []string {
+	var out []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+				walk(f.Type)
+			case name != "" && name != "-" && f.IsExported():
+				out = append(out, name)
+			}
+		}
+	}
+	walk(reflect.TypeOf(d.NewInput()).Elem())
+	return out
+}
+
+func declare[In Input, Out any](m Meta) *Op[In, Out] {
+	o := &Op[In, Out]{Meta: m}
+	table = append(table, o)
+	return o
+}
+
+// All returns every declaration in declaration order.
+func All() []Decl { return append([]Decl(nil), table...) }
+
+// Lookup returns the declaration named name.
+func Lookup(name string) (Decl, bool) {
+	for _, d := range table {
+		if d.Declared().Name == name {
+			return d, true
+		}
+	}
+	return nil, false
+}
+
+// decodeStrict decodes one JSON value, refusing unknown fields: a
+// parameter an operation does not take is refused, never dropped.
+func decodeStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("op: trailing data after the input")
+	}
+	return nil
+}

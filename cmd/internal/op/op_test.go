@@ -1,0 +1,120 @@
+package op
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestTable fails when a declaration lacks any of its parts: a name, a
+// scope, a bound, an audit rule, admission of every page and browser its
+// input names, the idempotency key of an effect (and no key on a read), a
+// well-formed MCP tool and CLI verb.
+func TestTable(t *testing.T) {
+	names, tools, verbs := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, d := range All() {
+		m := d.Declared()
+		t.Run(m.Name, func(t *testing.T) {
+			if m.Name == "" || names[m.Name] {
+				t.Fatalf("a declaration's name is empty or taken: %q", m.Name)
+			}
+			names[m.Name] = true
+			if !slices.Contains([]Scope{Read, Launch, Control}, m.Scope) {
+				t.Errorf("scope %q is not a scope", m.Scope)
+			}
+			if m.Bound == 0 {
+				t.Error("no time bound")
+			}
+			if m.Audit == 0 {
+				t.Error("no audit rule")
+			}
+			checkAdmission(t, d)
+			_, keyed := d.NewInput().(Keyer)
+			switch {
+			case m.Effect && !keyed:
+				t.Error("an effect whose input has no idempotency key (embed Keyed)")
+			case !m.Effect && keyed:
+				t.Error("a read whose input has an idempotency key")
+			case m.Effect && m.Audit == NotAudited:
+				t.Error("an effect that is not audited")
+			}
+			for _, tool := range m.MCP {
+				if !strings.HasPrefix(tool.Name, "browser_") || tool.Desc == "" || tools[tool.Name] {
+					t.Errorf("MCP tool %q: a name browser_…, unique, and a description", tool.Name)
+				}
+				tools[tool.Name] = true
+				if !slices.Contains([]string{"", CapVision, CapPDF, CapDevtools}, tool.Group) {
+					t.Errorf("MCP tool %s: group %q is not a capability group", tool.Name, tool.Group)
+				}
+			}
+			if v := m.CLI; v != nil {
+				if v.Name == "" || verbs[v.Name] || !strings.HasPrefix(v.Use, v.Name+" ") || v.Short == "" {
+					t.Errorf("CLI verb %q: a unique name, its use line and a short help", v.Name)
+				}
+				verbs[v.Name] = true
+			}
+		})
+	}
+}
+
+// checkAdmission sets every page and browser the input names (at any
+// depth of its embedded structs) and requires Addr to report them: an
+// input that names a page its admission does not read would skip the
+// check.
+func checkAdmission(t *testing.T, d Decl) {
+	t.Helper()
+	in := reflect.ValueOf(d.NewInput()).Elem()
+	want := Addr{}
+	var set func(v reflect.Value)
+	set = func(v reflect.Value) {
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case f.Anonymous && f.Type.Kind() == reflect.Struct:
+				set(v.Field(i))
+			case name == "page" && f.Type.Kind() == reflect.String:
+				v.Field(i).SetString("p-admit")
+				want.Page = "p-admit"
+			case name == "browser" && f.Type.Kind() == reflect.String:
+				v.Field(i).SetString("b-admit")
+				want.Browser = "b-admit"
+			}
+		}
+	}
+	set(in)
+	if want == (Addr{}) {
+		t.Error("the input names no page or browser: nothing to admit")
+	}
+	if got := in.Interface().(Input).Addr(); got != want {
+		t.Errorf("admission reads %+v, the input names %+v", got, want)
+	}
+}
+
+// TestProbeTakesItsActions: every parameter of an action the probe may
+// perform is a parameter of the probe (which passes it on by name), so
+// the probe drops none.
+func TestProbeTakesItsActions(t *testing.T) {
+	probe := Params(Probe)
+	for _, d := range All() {
+		if !d.Declared().Probe {
+			continue
+		}
+		for _, p := range Params(d) {
+			if !slices.Contains(probe, p) {
+				t.Errorf("the probe cannot pass %s's %s", d.Declared().Name, p)
+			}
+		}
+	}
+}
+
+func TestParamsAreDecodedStrictly(t *testing.T) {
+	if _, err := Click.Decode([]byte(`{"page":"p","text":"x"}`)); err == nil {
+		t.Fatal("click decoded a text it does not take")
+	}
+	in, err := Type.Decode([]byte(`{"page":"p","text":"x","slowly":true}`))
+	if err != nil || !in.(TypeIn).Slowly || in.Addr().Page != "p" {
+		t.Fatalf("type: %+v, %v", in, err)
+	}
+}

@@ -1,0 +1,346 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/webcodex/webcodex/cdp/surface"
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
+	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/lease"
+)
+
+// The Runner's handlers of the operation table (package op): one per
+// operation. What every operation shares — admission, the time bound, the
+// effect ledger and the audit record — is derived from its declaration by
+// servePageOp; a handler only does the operation on a page already found
+// and judged.
+
+// actionFunc is a page action with its input type erased: the probe
+// performs one by name.
+type actionFunc func(ctx context.Context, p *Page, in op.Input) (*surface.ActionResult, error)
+
+// opServer serves the table's operations on one route table.
+type opServer struct {
+	r       *Runner
+	rt      *localapi.Routes
+	actions map[string]actionFunc
+}
+
+// serveOps adds every operation of the table to rt.
+func (r *Runner) serveOps(rt *localapi.Routes) {
+	s := &opServer{r: r, rt: rt, actions: map[string]actionFunc{}}
+	serveAction(s, op.Click, func(ctx context.Context, p *Page, in op.ClickIn) (*surface.ActionResult, error) {
+		t, err := need(op.Click.Name, in.Target)
+		if err != nil {
+			return nil, err
+		}
+		return p.surf.ClickWith(ctx, t, surface.ClickOptions{Button: in.Button, Double: in.DoubleClick, Modifiers: in.Modifiers})
+	})
+	serveAction(s, op.Hover, func(ctx context.Context, p *Page, in op.HoverIn) (*surface.ActionResult, error) {
+		t, err := need(op.Hover.Name, in.Target)
+		if err != nil {
+			return nil, err
+		}
+		return p.surf.Hover(ctx, t)
+	})
+	serveAction(s, op.Type, func(ctx context.Context, p *Page, in op.TypeIn) (*surface.ActionResult, error) {
+		t, err := need(op.Type.Name, in.Target)
+		if err != nil {
+			return nil, err
+		}
+		return p.surf.TypeText(ctx, t, in.Text, surface.TypeOptions{Slowly: in.Slowly})
+	})
+	serveAction(s, op.Fill, func(ctx context.Context, p *Page, in op.FillIn) (*surface.ActionResult, error) {
+		t, err := need(op.Fill.Name, in.Target)
+		if err != nil {
+			return nil, err
+		}
+		return p.surf.TypeText(ctx, t, in.Text, surface.TypeOptions{Clear: true, Slowly: in.Slowly})
+	})
+	serveAction(s, op.Press, func(ctx context.Context, p *Page, in op.PressIn) (*surface.ActionResult, error) {
+		return p.surf.Press(ctx, surfaceTarget(in.Target), in.Keys)
+	})
+	serveAction(s, op.Select, func(ctx context.Context, p *Page, in op.SelectIn) (*surface.ActionResult, error) {
+		t, err := need(op.Select.Name, in.Target)
+		if err != nil {
+			return nil, err
+		}
+		return p.surf.Select(ctx, t, in.Values...)
+	})
+	serveAction(s, op.Check, func(ctx context.Context, p *Page, in op.CheckIn) (*surface.ActionResult, error) {
+		t, err := need(op.Check.Name, in.Target)
+		if err != nil {
+			return nil, err
+		}
+		return p.surf.Check(ctx, t, true)
+	})
+	serveAction(s, op.Uncheck, func(ctx context.Context, p *Page, in op.UncheckIn) (*surface.ActionResult, error) {
+		t, err := need(op.Uncheck.Name, in.Target)
+		if err != nil {
+			return nil, err
+		}
+		return p.surf.Check(ctx, t, false)
+	})
+	serveAction(s, op.Scroll, func(ctx context.Context, p *Page, in op.ScrollIn) (*surface.ActionResult, error) {
+		return p.surf.Scroll(ctx, surface.ScrollOptions{To: in.To, DX: in.DX, DY: in.DY, Target: surfaceTarget(in.Target)})
+	})
+	serveAction(s, op.Upload, func(ctx context.Context, p *Page, in op.UploadIn) (*surface.ActionResult, error) {
+		t, err := need(op.Upload.Name, in.Target)
+		if err != nil {
+			return nil, err
+		}
+		return p.surf.Upload(ctx, t, in.Files...)
+	})
+	serveAction(s, op.PointerInput, func(ctx context.Context, p *Page, in op.PointerIn) (*surface.ActionResult, error) {
+		return p.surf.PointerAt(ctx, surface.Pointer(in.Pointer))
+	})
+	serveAction(s, op.Resize, func(ctx context.Context, p *Page, in op.ResizeIn) (*surface.ActionResult, error) {
+		return p.surf.Resize(ctx, surface.Viewport(in.Viewport))
+	})
+	serveAction(s, op.EmulateMedia, func(ctx context.Context, p *Page, in op.EmulateMediaIn) (*surface.ActionResult, error) {
+		return p.surf.EmulateMedia(ctx, in.Media)
+	})
+	servePageOp(s, op.Probe, s.probe)
+	if missing := s.unserved(); len(missing) > 0 {
+		panic("runner: operations without a handler: " + strings.Join(missing, ", "))
+	}
+}
+
+// unserved lists the operations of the table rt does not serve.
+func (s *opServer) unserved() []string {
+	var out []string
+	for _, d := range op.All() {
+		if !slices.Contains(s.rt.Names(), d.Declared().Name) {
+			out = append(out, d.Declared().Name)
+		}
+	}
+	return out
+}
+
+// serveAction serves the page action o with h, and lets the probe perform
+// it when o says so.
+func serveAction[In op.Input](s *opServer, o *op.Op[In, op.ActResult], h func(ctx context.Context, p *Page, in In) (*surface.ActionResult, error)) {
+	if o.Probe {
+		s.actions[o.Name] = func(ctx context.Context, p *Page, in op.Input) (*surface.ActionResult, error) {
+			return h(ctx, p, in.(In))
+		}
+	}
+	servePageOp(s, o, func(ctx context.Context, p *Page, in In) (op.ActResult, error) {
+		res, err := h(ctx, p, in)
+		if err != nil {
+			return op.ActResult{}, err
+		}
+		return op.ActResult{Page: p.id, ActionResult: wireAction(*res)}, nil
+	})
+}
+
+// servePageOp serves the operation o on a page: admitted by the page its
+// input names, bounded, run under the effect ledger when o is an effect
+// (dispatched once, never replayed; a repeated idempotency key answers with
+// the recorded outcome; a lost acknowledgement is outcome_unknown), and
+// audited on the origin it acted on as o says.
+func servePageOp[In op.Input, Out any](s *opServer, o *op.Op[In, Out], h func(ctx context.Context, p *Page, in In) (Out, error)) {
+	r := s.r
+	localapi.Serve(s.rt, localapi.Of(o), func(ctx context.Context, in In) (_ Out, err error) {
+		var zero Out
+		ids := addressed{Page: in.Addr().Page, Browser: in.Addr().Browser}
+		defer func() { err = ids.about(err) }()
+		if err := r.admit(ctx, ids); err != nil {
+			return zero, err
+		}
+		ctx, settle := r.call(ctx, ids.Page, "the "+o.Name, r.boundOf(o.Bound))
+		defer func() { err = settle(err) }()
+		var entry *lease.Entry
+		if o.Effect {
+			key, what := effectOf(in)
+			var fresh bool
+			if entry, fresh, err = r.claimEffect(ctx, key, o.Name, what); err != nil {
+				return zero, err
+			}
+			if !fresh {
+				return recorded[Out](replayed(entry.Replay(ctx)))
+			}
+		}
+		p, acted, err := r.readablePageAt(ctx, ids.Page) // acted: the origin acted on, before the operation may navigate
+		if err != nil {
+			r.auditOp(ctx, &o.Meta, in, ids.Page, nil, "", err) // a refused effect is recorded too
+			if entry != nil {
+				r.cancelEffect(entry, err)
+			}
+			return zero, err
+		}
+		if entry == nil {
+			out, err := h(ctx, p, in)
+			r.auditOp(ctx, &o.Meta, in, ids.Page, p, acted, err)
+			return out, err
+		}
+		outcome, err := entry.Dispatch(ctx, func(ctx context.Context) (lease.Outcome, lease.EffectTrigger) {
+			out, err := h(ctx, p, in)
+			r.auditOp(ctx, &o.Meta, in, ids.Page, p, acted, err)
+			if err != nil {
+				return lease.Outcome{Err: err}, settleOf(err)
+			}
+			raw, err := json.Marshal(out)
+			return lease.Outcome{Result: raw, Err: err}, lease.EffectAck // it happened, whatever the encoding did
+		})
+		if err != nil {
+			return zero, err
+		}
+		return recorded[Out](outcome.Result, outcome.Err)
+	})
+}
+
+// effectOf is an effect's idempotency key and what the effect is: its
+// input without the page handle and the key, which a retry after a
+// reconnect may change.
+func effectOf[In op.Input](in In) (string, In) {
+	what := in
+	var key string
+	if k, ok := any(&what).(op.Keyer); ok {
+		key = k.Key()
+		*k.KeyRef() = ""
+	}
+	if ps, ok := any(&what).(op.PageSetter); ok {
+		ps.SetPage("")
+	}
+	return key, what
+}
+
+// boundOf is how long an operation of the table may run.
+func (r *Runner) boundOf(b op.Bound) time.Duration {
+	switch b {
+	case op.CallBound:
+		return r.callBound()
+	}
+	panic(fmt.Sprintf("runner: operation bound %d has no duration", b))
+}
+
+// probe performs one action of the table, named by the probe, with the
+// action's own handler, and reports its effect. The probe's parameters are
+// decoded as that action's input, strictly: one the action does not take
+// is refused, none is dropped.
+func (s *opServer) probe(ctx context.Context, p *Page, in op.ProbeIn) (op.ProbeResult, error) {
+	act, ok := s.actions[in.Action]
+	d, _ := op.Lookup(in.Action)
+	if !ok || d == nil {
+		return op.ProbeResult{}, fsm.Refusef(fsm.InvalidArgument, "the probe's action is one of %s", strings.Join(slices.Sorted(mapKeys(s.actions)), ", "))
+	}
+	args, err := probeArgs(in)
+	if err != nil {
+		return op.ProbeResult{}, err
+	}
+	actIn, err := d.Decode(args)
+	if err != nil {
+		return op.ProbeResult{}, fsm.Refusef(fsm.InvalidArgument, "%s takes only %s", in.Action, strings.Join(op.Params(d), ", "))
+	}
+	res, err := p.surf.Probe(ctx, surface.ProbeAction{
+		Act:    func(ctx context.Context) (*surface.ActionResult, error) { return act(ctx, p, actIn) },
+		Settle: time.Duration(in.SettleMS) * time.Millisecond,
+	})
+	if err != nil {
+		return op.ProbeResult{}, err
+	}
+	return wireProbe(p.id, *res), nil
+}
+
+// probeArgs are the probe's parameters as its action's input: every one it
+// was given, by its name, and the page.
+func probeArgs(in op.ProbeIn) (json.RawMessage, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("runner: probe arguments: %w", err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("runner: probe arguments: %w", err)
+	}
+	delete(m, "action")
+	delete(m, "settleMs")
+	delete(m, "idempotencyKey")
+	return json.Marshal(m)
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// need is an action's required target.
+func need(action string, t *op.Target) (surface.Target, error) {
+	if t == nil {
+		return surface.Target{}, fsm.Refusef(fsm.InvalidArgument, "%s needs a target", action)
+	}
+	return surface.Target(*t), nil
+}
+
+// surfaceTarget is an optional target as the surface takes it.
+func surfaceTarget(t *op.Target) *surface.Target {
+	if t == nil {
+		return nil
+	}
+	st := surface.Target(*t)
+	return &st
+}
+
+// wireAction is the surface's action result on the wire.
+func wireAction(a surface.ActionResult) op.ActionResult {
+	w := op.ActionResult{
+		Action: a.Action, Role: a.Role, Tag: a.Tag, Rebound: a.Rebound, NoOp: a.NoOp,
+		Requested: a.Requested, Delivered: a.Delivered, Length: a.Length,
+		Checked: a.Checked, Selected: a.Selected, Files: a.Files, Media: a.Media,
+		Scroll:     mapPtr(a.Scroll, func(v surface.ScrollState) op.ScrollState { return op.ScrollState(v) }),
+		Viewport:   mapPtr(a.Viewport, func(v surface.Viewport) op.Viewport { return op.Viewport(v) }),
+		Navigation: mapPtr(a.Navigation, func(v surface.Navigation) op.Navigation { return op.Navigation(v) }),
+		NewTab:     mapPtr(a.NewTab, func(v surface.NewTab) op.NewTab { return op.NewTab(v) }),
+		Download:   mapPtr(a.Download, func(v surface.DownloadStart) op.DownloadStart { return op.DownloadStart(v) }),
+	}
+	if d := a.Dialog; d != nil {
+		w.Dialog = &op.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
+	}
+	return w
+}
+
+// wireProbe is the surface's probe result on the wire.
+func wireProbe(page string, pr surface.ProbeResult) op.ProbeResult {
+	w := op.ProbeResult{
+		Page: page, Before: mapPtr(pr.Before, docIdentity), After: mapPtr(pr.After, docIdentity),
+		DocumentChanged: pr.DocumentChanged, Refusal: pr.Refusal, ConsoleDiscarded: pr.ConsoleDiscarded,
+		Settled: pr.Settled, InFlight: pr.InFlight, ConsoleErrors: make([]op.DiagEntry, 0, len(pr.ConsoleErrors)),
+	}
+	if pr.Action != nil {
+		a := wireAction(*pr.Action)
+		w.Action = &a
+	}
+	for _, e := range pr.ConsoleErrors {
+		w.ConsoleErrors = append(w.ConsoleErrors, wireDiag(e))
+	}
+	return w
+}
+
+func docIdentity(d surface.DocIdentity) op.DocIdentity { return op.DocIdentity(d) }
+
+// mapPtr is f of *p, or nil.
+func mapPtr[S, W any](p *S, f func(S) W) *W {
+	if p == nil {
+		return nil
+	}
+	w := f(*p)
+	return &w
+}
+
+// wireDiag is a diagnostic entry on the wire (its unexported fields stay).
+func wireDiag(e surface.DiagEntry) op.DiagEntry {
+	return op.DiagEntry{Seq: e.Seq, Kind: e.Kind, Level: e.Level, Origin: e.Origin, Text: e.Text, URL: e.URL,
+		Method: e.Method, Status: e.Status, Failed: e.Failed, Type: e.Type}
+}
