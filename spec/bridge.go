@@ -21,7 +21,7 @@ func bridgeProtocol() []byte {
 	b.WriteString("The MV3 extension (extension/) talks to its Native Messaging host (`webcodex-bridge-host`) over Chrome's stdio; the host relays each frame, unchanged, to the Runner's loopback-only TCP listener and back. A connection whose client socket another user owns (the kernel's socket table, /proc/net/tcp, names the owner: loopback TCP has no peer credentials) is closed at accept, before it holds a peer slot, as the local API closes another uid's connection. The host holds no policy: what a frame may say is judged by the Runner (package extension/bridge) and, for what it forwards, by the extension.\n\n")
 	b.WriteString("## Frames\n\n")
 	b.WriteString("A frame is a 32-bit length and a body: **native-endian** on Chrome's stdio, **little-endian** on the Runner's TCP. The length is checked against the frame's limit from its header alone, before the body is allocated. A socket read timeout keeps the partial header or body: a truncated body is never read as a new header. A length of zero, a length above the limit, a body that is not strict I-JSON or not a message of this protocol fails closed: the peer is closed.\n\n")
-	b.WriteString("A body is strict I-JSON (RFC 7493), each rule checked explicitly because Go's encoding/json accepts its violation: UTF-8 only, no byte order mark; no duplicate member names, nor names equal under case folding; no lone surrogate escapes; every number finite as a double; ids integers within 2^53-1; nesting at most " + fmt.Sprint(wire.MaxDepth) + "; unknown members refused.\n\n")
+	b.WriteString("A body is strict I-JSON (RFC 7493), each rule checked explicitly because Go's encoding/json accepts its violation: UTF-8 only, no byte order mark; no duplicate member names, nor names equal under case folding; no lone surrogate escapes; every number finite as a double; ids integers within 2^53-1; nesting at most " + fmt.Sprint(wire.MaxDepth) + "; unknown members refused. Member names are compared exactly as this page spells them (encoding/json alone matches them case-insensitively): a handshake with `\"T\"` or `\"Token\"` is refused.\n\n")
 	b.WriteString("## Limits\n\n| what | bound |\n|---|---|\n")
 	rows := [][2]string{
 		{"command or control (Runner to extension)", kib(wire.MaxCommand)},
@@ -60,7 +60,7 @@ func bridgeProtocol() []byte {
 	for _, o := range wire.Ops {
 		ops = append(ops, "`"+string(o)+"`")
 	}
-	b.WriteString(strings.Join(ops, ", ") + ". There is no control that closes the browser, and `Browser.close` is never forwarded.\n\n")
+	b.WriteString(strings.Join(ops, ", ") + ". There is no control that closes the browser, and `Browser.close` is never forwarded. An attach of an offer whose tab the caller's allowlist does not cover is refused (`origin_denied`) without naming the tab's origin, as discover lists such an offer by its id alone.\n\n")
 	b.WriteString("Detach reasons (no reason permits reattaching; an unknown Chrome reason is `" + wire.ReasonDetached + "`): ")
 	b.WriteString("`" + strings.Join(wire.Reasons, "`, `") + "`.\n\n")
 	b.WriteString("## Forwarded events\n\nThe extension forwards only these, each projected onto the fields the Runner reads; bodies, headers, cookies, object previews and stacks never leave the browser.\n\n")

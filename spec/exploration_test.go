@@ -23,6 +23,8 @@ var pinnedExplorations = map[string]struct{ States, Steps int }{
 	"effect_ledger":         {8, 49},
 	"bridge_peer":           {4, 12},
 	"bridge_route":          {14, 65},
+	"bridge_listener":       {3, 6},
+	"bridge_socket":         {4, 12},
 	"mcp_session":           {4, 12},
 }
 

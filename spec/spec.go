@@ -37,6 +37,8 @@ func Machines() []fsm.Described {
 		lease.LedgerSpec,
 		bridge.PeerSpec,
 		bridge.RouteSpec,
+		bridge.ListenerSpec,
+		bridge.SocketSpec,
 		mcpsession.Spec,
 	}
 }

@@ -84,14 +84,17 @@ type Server struct {
 	offers *lease.Offers
 	budget *budget
 	stop   chan struct{}
-	wg     sync.WaitGroup // the accept loop, the sweeper and every peer
+	wg     sync.WaitGroup                                       // the accept loop, the sweeper and every peer
+	life   *fsm.Owner[ListenerState, ListenerTrigger, struct{}] // listening, closing, closed
+	// closeErr is the listener's close error, written by stop_listening
+	// before the machine reaches closed.
+	closeErr error
 
 	mu        sync.Mutex // mu guards the fields that follow
 	peers     map[*peer]struct{}
 	offerMeta map[string]*offerMeta
 	routes    map[int64]*route // by channel number
 	nextCh    int64
-	closed    bool
 }
 
 // Listen binds a loopback-only listener on an ephemeral port and publishes
@@ -124,6 +127,9 @@ func Listen(opts Options) (*Server, error) {
 		opts: opts, ln: ln, rec: rec, offers: offers, budget: &budget{limit: opts.MaxQueuedBytes},
 		stop: make(chan struct{}), peers: map[*peer]struct{}{}, offerMeta: map[string]*offerMeta{}, routes: map[int64]*route{},
 	}
+	s.life = fsm.NewOwner(ListenerSpec, nil, fsm.Effects[ListenerState, ListenerTrigger]{
+		EffectStopListening: s.stopListening,
+	})
 	s.wg.Add(2)
 	go s.accept()
 	go s.sweep()
@@ -138,28 +144,36 @@ func (s *Server) logf(format string, args ...any) {
 
 // Close stops listening, closes every peer (their leases end with
 // native_disconnected), removes the rendezvous record and waits for every
-// goroutine it started. Safe to call twice.
+// goroutine it started: the listener machine's stop_listening, once. Safe
+// to call twice.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		s.wg.Wait()
+	if _, err := s.life.Fire(context.Background(), ListenerClose); err != nil {
+		s.wg.Wait() // closing or closed already
 		return nil
 	}
-	s.closed = true
+	return s.closeErr
+}
+
+// listening reports whether the listener still serves (not closing).
+func (s *Server) listening() bool { return s.life.State() == ListenerListening }
+
+// stopListening is stop_listening. The machine left listening before it
+// runs, so the accept loop takes no peer it would miss here.
+func (s *Server) stopListening(context.Context, fsm.Step[ListenerState, ListenerTrigger]) (ListenerTrigger, error) {
+	close(s.stop)
+	s.closeErr = s.ln.Close()
+	s.mu.Lock()
 	peers := make([]*peer, 0, len(s.peers))
 	for p := range s.peers {
 		peers = append(peers, p)
 	}
 	s.mu.Unlock()
-	close(s.stop)
-	err := s.ln.Close()
 	for _, p := range peers {
 		p.close("shutdown")
 	}
 	s.wg.Wait()
 	rendezvous.RemoveRecord(s.opts.StateDir, s.rec)
-	return err
+	return ListenerStopped, nil
 }
 
 func (s *Server) accept() {
@@ -176,7 +190,7 @@ func (s *Server) accept() {
 		}
 		s.mu.Lock()
 		full := len(s.peers) >= wire.MaxPeers
-		if s.closed || full {
+		if !s.listening() || full {
 			s.mu.Unlock()
 			conn.Close() // a fifth connection, verified or not, is refused at once
 			if full {
@@ -246,7 +260,7 @@ func (s *Server) Status() Status {
 	s.sweepOffers()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{Listening: !s.closed, Peers: len(s.peers), Offers: len(s.offerMeta), Routes: len(s.routes)}
+	st := Status{Listening: s.listening(), Peers: len(s.peers), Offers: len(s.offerMeta), Routes: len(s.routes)}
 	for p := range s.peers {
 		if p.owner.State() == PeerVerified {
 			st.Verified++
@@ -314,7 +328,7 @@ func (s *Server) Attach(ctx context.Context, offerID string) (*Socket, error) {
 	s.sweepOffers()
 	s.mu.Lock()
 	meta := s.offerMeta[offerID]
-	if meta == nil || s.closed {
+	if meta == nil || !s.listening() {
 		s.mu.Unlock()
 		return nil, fsm.Refuse(fsm.NotFound, "no such live offer: the person shares the tab again from the extension").WithCause(ErrNoOffer)
 	}
@@ -382,7 +396,7 @@ func (s *Server) dropRoute(rt *route) {
 func (s *Server) newRoute(sock *Socket, tab int64) (*route, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if !s.listening() {
 		return nil, errors.New("bridge: closed")
 	}
 	if len(s.routes) >= wire.MaxChannels {

@@ -39,20 +39,22 @@ type Socket struct {
 	s    *Server
 	peer *peer
 
-	life   context.Context // cancelled by Close: ends async controls
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // async controls
+	lifeCtx context.Context // cancelled by Close: ends async controls
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // async controls
 
 	wake chan struct{} // cap 1: an item was queued or the socket ended
+
+	// life is the socket's machine (SocketSpec): open, ended (every route
+	// ended: reads fail once the queue is read), closing, closed.
+	life *fsm.Owner[SocketState, SocketTrigger, struct{}]
 
 	mu        sync.Mutex // mu guards the fields that follow
 	queue     []item
 	routes    map[int64]*route
 	url       string // the shared tab's, when shared or attached
 	title     string
-	ended     bool   // every route ended: ReadMessage fails once the queue is read
 	endReason string // the first route end's reason (a fixed detach code, or runner_detached)
-	closed    bool
 }
 
 // item is one queued inbound message, or a loss marker.
@@ -82,8 +84,19 @@ type route struct {
 
 func newSocket(s *Server, p *peer, url, title string) *Socket {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Socket{s: s, peer: p, life: ctx, cancel: cancel, wake: make(chan struct{}, 1), routes: map[int64]*route{}, url: url, title: title}
+	sock := &Socket{s: s, peer: p, lifeCtx: ctx, cancel: cancel, wake: make(chan struct{}, 1), routes: map[int64]*route{}, url: url, title: title}
+	sock.life = fsm.NewOwner(SocketSpec, nil, fsm.Effects[SocketState, SocketTrigger]{
+		EffectDetachRoutes: sock.detachRoutes,
+		EffectReleaseQueue: sock.releaseQueue,
+	})
+	return sock
 }
+
+// state returns the socket's state.
+func (s *Socket) state() SocketState { return s.life.State() }
+
+// closed reports whether reads and writes fail for good.
+func (s *Socket) closed() bool { return s.state() == SocketClosed }
 
 func (s *Socket) addRoute(ch, tab int64, target string, child bool) *route {
 	rt := &route{sock: s, ch: ch, tab: tab, child: child, target: target, session: fmt.Sprintf("WCBRIDGE%d", ch)}
@@ -147,7 +160,7 @@ func (rt *route) markLoss(context.Context, fsm.Step[RouteState, RouteTrigger]) (
 // it never attached it, or the socket is closed). The caller holds sock.mu.
 func (rt *route) endSession(context.Context, fsm.Step[RouteState, RouteTrigger]) (RouteTrigger, error) {
 	s := rt.sock
-	if rt.sessionUp && !s.closed {
+	if rt.sessionUp && !s.closed() {
 		detached, _ := json.Marshal(map[string]any{"method": "Target.detachedFromTarget", "params": map[string]string{"sessionId": rt.session, "targetId": rt.target}})
 		destroyed, _ := json.Marshal(map[string]any{"method": "Target.targetDestroyed", "params": map[string]string{"targetId": rt.target}})
 		// Uncharged: two small frames per route end, bounded by the routes.
@@ -163,7 +176,7 @@ func (rt *route) event(m *wire.Message, size int) error {
 	s := rt.sock
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !rt.sessionUp || s.closed || rt.state() != RouteOpen {
+	if !rt.sessionUp || s.closed() || rt.state() != RouteOpen {
 		return nil // not attached by the Conn yet, ended, or lossy: discarded
 	}
 	if m.Method == wire.DiscardedMethod {
@@ -242,7 +255,7 @@ func (s *Socket) signal() {
 func (s *Socket) pushLocal(msg []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
+	if s.closed() {
 		return nil
 	}
 	if !s.s.budget.take(len(msg)) {
@@ -290,7 +303,8 @@ func (s *Socket) respond(id int64, result any, cdpErr *wire.Error) error {
 func (s *Socket) ReadMessage(ctx context.Context) ([]byte, error) {
 	for {
 		s.mu.Lock()
-		if len(s.queue) > 0 && !s.closed {
+		st := s.state()
+		if len(s.queue) > 0 && st != SocketClosed {
 			it := s.queue[0]
 			s.queue[0] = item{}
 			s.queue = s.queue[1:]
@@ -309,11 +323,11 @@ func (s *Socket) ReadMessage(ctx context.Context) ([]byte, error) {
 			}
 			return it.msg, nil
 		}
-		switch {
-		case s.closed:
+		switch st {
+		case SocketClosed:
 			s.mu.Unlock()
 			return nil, fmt.Errorf("bridge: read: %w", cdp.ErrClosed)
-		case s.ended:
+		case SocketEnded:
 			reason := s.endReason
 			s.mu.Unlock()
 			return nil, fmt.Errorf("bridge: the shared tab ended (%s): %w", reason, cdp.ErrClosed)
@@ -323,7 +337,7 @@ func (s *Socket) ReadMessage(ctx context.Context) ([]byte, error) {
 		case <-s.wake:
 		case <-ctx.Done():
 			return nil, fmt.Errorf("bridge: read: %w", ctx.Err())
-		case <-s.life.Done():
+		case <-s.lifeCtx.Done():
 		}
 	}
 }
@@ -348,7 +362,7 @@ func (s *Socket) WriteMessage(ctx context.Context, msg []byte) error {
 		return fmt.Errorf("bridge: write: %w: not a CDP command", wire.ErrMalformed)
 	}
 	s.mu.Lock()
-	if s.closed || s.ended {
+	if s.state() != SocketOpen {
 		s.mu.Unlock()
 		return fmt.Errorf("bridge: write: %w", cdp.ErrClosed)
 	}
@@ -507,7 +521,7 @@ func (s *Socket) async(fn func(ctx context.Context) error) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		if err := fn(s.life); err != nil {
+		if err := fn(s.lifeCtx); err != nil {
 			s.peer.close("response queue exhausted")
 		}
 	}()
@@ -620,37 +634,52 @@ func (rt *route) end(reason string) {
 		s.endReason = reason
 	}
 	if len(s.routes) == 0 {
-		s.ended = true
 		if s.endReason == "" {
 			s.endReason = reason
 		}
+		s.routesEndedLocked()
 	}
 	s.signal()
 	s.mu.Unlock()
 	s.s.dropRoute(rt)
 }
 
+// routesEndedLocked ends an open socket whose last route ended. A socket
+// the Runner is closing detaches its routes itself, so a refusal there is
+// expected; the caller holds s.mu.
+func (s *Socket) routesEndedLocked() {
+	if _, err := s.life.Fire(context.Background(), SocketRoutesEnded); err != nil && s.state() == SocketOpen {
+		s.s.logf("bridge: socket: %v", err)
+	}
+}
+
 // finish ends a socket that never had a live route (a failed attach).
 func (s *Socket) finish(reason string) {
 	s.mu.Lock()
-	s.ended = true
 	if s.endReason == "" {
 		s.endReason = reason
 	}
+	s.routesEndedLocked()
 	s.signal()
 	s.mu.Unlock()
 	s.Close()
 }
 
 // Close detaches every route still attached (never closing a tab), fails
-// blocked reads and waits for the socket's async controls. Idempotent.
+// blocked reads and waits for the socket's async controls: the machine's
+// close, once. Idempotent.
 func (s *Socket) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		s.wg.Wait()
+	if _, err := s.life.Fire(context.Background(), SocketClose); err != nil {
+		s.wg.Wait() // closing or closed already
 		return nil
 	}
+	return nil
+}
+
+// detachRoutes is detach_routes: every route still live is detached (the
+// extension detaches the debugger; the tab stays open).
+func (s *Socket) detachRoutes(context.Context, fsm.Step[SocketState, SocketTrigger]) (SocketTrigger, error) {
+	s.mu.Lock()
 	var live []*route
 	for _, r := range s.routes {
 		live = append(live, r)
@@ -665,8 +694,14 @@ func (s *Socket) Close() error {
 		}()
 	}
 	wg.Wait()
+	return SocketDetached, nil
+}
+
+// releaseQueue is release_queue: the machine is closed, so nothing queues
+// any more; what was queued goes back to the budget, blocked reads fail and
+// the async controls end.
+func (s *Socket) releaseQueue(context.Context, fsm.Step[SocketState, SocketTrigger]) (SocketTrigger, error) {
 	s.mu.Lock()
-	s.closed = true
 	queue := s.queue
 	s.queue = nil
 	s.mu.Unlock()
@@ -675,7 +710,7 @@ func (s *Socket) Close() error {
 	}
 	s.cancel()
 	s.wg.Wait()
-	return nil
+	return "", nil
 }
 
 var _ cdp.Socket = (*Socket)(nil)

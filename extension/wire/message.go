@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -194,6 +196,9 @@ func Decode(body []byte, dir Direction) (*Message, error) {
 	if err := Validate(body); err != nil {
 		return nil, err
 	}
+	if err := exactMembers(body); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	var m Message
@@ -210,6 +215,47 @@ func Decode(body []byte, dir Direction) (*Message, error) {
 		return nil, fmt.Errorf("%w: %s: %s", ErrMalformed, m.T, err)
 	}
 	return &m, nil
+}
+
+// memberNames are the protocol's member names, exactly as
+// spec/bridge-protocol.md spells them: a frame's and an error's.
+var memberNames, errorMemberNames = jsonNames(reflect.TypeFor[Message]()), jsonNames(reflect.TypeFor[Error]())
+
+func jsonNames(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out[name] = true
+	}
+	return out
+}
+
+// exactMembers refuses a member whose name is not exactly one of the
+// protocol's: encoding/json matches names case-insensitively, so without
+// this {"T":"auth"} would be read as {"t":"auth"}. body is valid I-JSON.
+func exactMembers(body []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil {
+		return fmt.Errorf("%w: %s", ErrMalformed, decodeReason(err))
+	}
+	for name, v := range top {
+		if !memberNames[name] {
+			return fmt.Errorf("%w: an unknown member (names are case-sensitive)", ErrMalformed)
+		}
+		if name != "error" || string(v) == "null" {
+			continue
+		}
+		var e map[string]json.RawMessage
+		if err := json.Unmarshal(v, &e); err != nil {
+			return fmt.Errorf("%w: member error has the wrong type", ErrMalformed)
+		}
+		for n := range e {
+			if !errorMemberNames[n] {
+				return fmt.Errorf("%w: an unknown member of error (names are case-sensitive)", ErrMalformed)
+			}
+		}
+	}
+	return nil
 }
 
 // decodeReason names what encoding/json refused without quoting content.

@@ -184,8 +184,10 @@ func (r *Runner) AttachOffer(ctx context.Context, req localapi.AttachOfferReques
 	for _, o := range srv.Offers() {
 		if o.ID == req.Offer {
 			found = true
-			if err := gate.Check(o.URL); err != nil {
-				return localapi.AttachResult{}, err
+			if gate.Check(o.URL) != nil {
+				// Never the gate's own refusal: it names the origin, which
+				// this caller may not see (discover hides it too).
+				return localapi.AttachResult{}, fsm.Refuse(fsm.OriginDenied, "the shared tab's origin is outside the origins this session may reach; the person shares a tab it may reach, or the owner widens --allow")
 			}
 		}
 	}

@@ -128,6 +128,8 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	}
 	if _, err := r.AttachOffer(ctx, localapi.AttachOfferRequest{Offer: offer.ID, Allow: []string{"example.test"}}); !fsm.IsCode(err, fsm.OriginDenied) {
 		t.Fatalf("attach under an allowlist without the tab's origin: %v", err)
+	} else if u, _ := url.Parse(pageOrigin); strings.Contains(err.Error(), u.Host) || strings.Contains(err.Error(), u.Port()) || strings.Contains(err.Error(), "checkout") {
+		t.Fatalf("a refused offer names the tab's origin or path to a caller whose allowlist does not cover it: %v", err)
 	}
 	att, err := r.AttachOffer(ctx, localapi.AttachOfferRequest{Offer: offer.ID, Allow: []string{"127.0.0.1"}})
 	if err != nil {
