@@ -127,7 +127,7 @@ func Listen(opts Options) (*Server, error) {
 		opts: opts, ln: ln, rec: rec, offers: offers, budget: &budget{limit: opts.MaxQueuedBytes},
 		stop: make(chan struct{}), peers: map[*peer]struct{}{}, offerMeta: map[string]*offerMeta{}, routes: map[int64]*route{},
 	}
-	s.life = fsm.NewOwner(ListenerSpec, nil, fsm.Effects[ListenerState, ListenerTrigger]{
+	s.life = fsm.NewOwner(ListenerSpec, fsm.Effects[ListenerState, ListenerTrigger]{
 		EffectStopListening: s.stopListening,
 	})
 	s.wg.Add(2)

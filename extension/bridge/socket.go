@@ -85,7 +85,7 @@ type route struct {
 func newSocket(s *Server, p *peer, url, title string) *Socket {
 	ctx, cancel := context.WithCancel(context.Background())
 	sock := &Socket{s: s, peer: p, lifeCtx: ctx, cancel: cancel, wake: make(chan struct{}, 1), routes: map[int64]*route{}, url: url, title: title}
-	sock.life = fsm.NewOwner(SocketSpec, nil, fsm.Effects[SocketState, SocketTrigger]{
+	sock.life = fsm.NewOwner(SocketSpec, fsm.Effects[SocketState, SocketTrigger]{
 		EffectDetachRoutes: sock.detachRoutes,
 		EffectReleaseQueue: sock.releaseQueue,
 	})
