@@ -18,6 +18,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // evalString evaluates expr by value and returns the string it yields.
@@ -134,7 +135,7 @@ func TestCutSocketFailsInFlightCall(t *testing.T) {
 	before := cut.writes.Load()
 	errc := make(chan error, 1)
 	go func() { errc <- pending(ctx, s) }()
-	eventually(t, 2*time.Second, "the pending call is written", func() bool { return cut.writes.Load() > before })
+	waitfor.Until(t, 2*time.Second, "the pending call is written", func() bool { return cut.writes.Load() > before })
 	cut.cut()
 
 	select {
@@ -331,7 +332,7 @@ func TestDetachEndsSession(t *testing.T) {
 	before := cut.writes.Load()
 	errc := make(chan error, 1)
 	go func() { errc <- pending(ctx, s) }()
-	eventually(t, 5*time.Second, "the pending call is written", func() bool { return cut.writes.Load() > before })
+	waitfor.Until(t, 5*time.Second, "the pending call is written", func() bool { return cut.writes.Load() > before })
 	if err := s.Detach(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +400,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		cancel()
 		c.Close()
 	}
-	eventually(t, 5*time.Second, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= base })
+	waitfor.Until(t, 5*time.Second, "goroutines back to the baseline", func() bool { return runtime.NumGoroutine() <= base })
 }
 
 func TestDialErrorsHideAddress(t *testing.T) {

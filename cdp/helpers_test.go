@@ -116,15 +116,3 @@ func (w *countingConn) Write(p []byte) (int, error) {
 	w.c.writes.Add(1)
 	return n, err
 }
-
-// eventually polls cond every few milliseconds until it holds or d passes.
-func eventually(t testing.TB, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, d)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}

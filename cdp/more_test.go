@@ -16,6 +16,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // TestAutoAttachedChildEndsWithParent attaches a cross-site iframe (its own
@@ -63,7 +64,7 @@ func TestAutoAttachedChildEndsWithParent(t *testing.T) {
 			t.Fatal("no iframe target attached")
 		}
 	}
-	eventually(t, 10*time.Second, "the iframe document loads", func() bool {
+	waitfor.Until(t, 10*time.Second, "the iframe document loads", func() bool {
 		got, err := evalString(ctx, kid, "location.href")
 		return err == nil && got == childURL
 	})

@@ -22,6 +22,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -136,17 +137,15 @@ func dualBrowser(b *testing.B) (*cdp.PipeSocket, string) {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
 	})
-	deadline := time.Now().Add(chromiumtest.LaunchTimeout)
-	for {
-		port, path, err := platform.ReadDevToolsActivePort(udd)
-		if err == nil {
-			return pipe, "ws://127.0.0.1:" + strconv.Itoa(port) + path
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("no DevToolsActivePort")
-		}
-		time.Sleep(10 * time.Millisecond) // Chromium gives no event for it
-	}
+	var port int
+	var path string
+	// Chromium gives no event for its DevToolsActivePort file.
+	waitfor.Until(b, chromiumtest.LaunchTimeout, "DevToolsActivePort", func() bool {
+		var err error
+		port, path, err = platform.ReadDevToolsActivePort(udd)
+		return err == nil
+	})
+	return pipe, "ws://127.0.0.1:" + strconv.Itoa(port) + path
 }
 
 // BenchmarkTransport compares the pipe with the WebSocket on one browser:

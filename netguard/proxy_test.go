@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cdp/origin"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // socksDial speaks SOCKS5 to the proxy for dest (an IPv4 address:port, or
@@ -138,8 +139,7 @@ func TestEgressProxyBound(t *testing.T) {
 	}
 	extra.Close()
 	held[0].Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitfor.Until(t, 10*time.Second, "the freed slot is reused", func() bool {
 		c, err := net.Dial("tcp", proxy)
 		if err != nil {
 			t.Fatal(err)
@@ -148,12 +148,7 @@ func TestEgressProxyBound(t *testing.T) {
 		c.Write([]byte{5, 1, 0})
 		n, _ := c.Read(make([]byte, 2))
 		c.Close()
-		if n == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the freed slot was never reused")
-		}
-	}
+		return n == 2
+	})
 	held[1].Close()
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/slow"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // threeOrigins is an allowed origin (127.0.0.1:A), a denied one on the same
@@ -156,16 +157,12 @@ func rawHas(p *Page, s string) bool {
 // eventuallyRaw waits, on the logs' own signals, until cond holds.
 func eventuallyRaw(t *testing.T, p *Page, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never saw %s", what)
-		}
+	waitfor.Start(20*time.Second).UntilWoken(t, "saw "+what, cond, func(max time.Duration) {
 		p.diag.mu.Lock()
 		logged, changed := p.diag.logged, p.diag.changed
 		p.diag.mu.Unlock()
-		waitEither(logged, changed, time.Now().Add(250*time.Millisecond), context.Background())
-	}
+		waitEither(logged, changed, time.Now().Add(max), context.Background())
+	})
 }
 
 // rawNavigate navigates the tab behind the surface's back, as the page or

@@ -10,6 +10,7 @@ import (
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // TestDeniedFrameDialog: a same-site frame of a
@@ -51,13 +52,8 @@ func TestDeniedFrameDialog(t *testing.T) {
 		// own doing, not the agent's input into the frame).
 		must(p.Evaluate(ctx, `frames[0].postMessage("go", "*"), 1`))(t)
 		var d *Dialog
-		deadline := time.Now().Add(20 * time.Second)
-		for d = p.Dialog(); d == nil; d = p.Dialog() {
-			if time.Now().After(deadline) {
-				t.Fatal("the frame's dialog never opened")
-			}
-			time.Sleep(10 * time.Millisecond) // the dialog event arrives on the page's event goroutine
-		}
+		// The dialog event arrives on the page's event goroutine.
+		waitfor.Until(t, 20*time.Second, "the frame's dialog opens", func() bool { d = p.Dialog(); return d != nil })
 		if !judged {
 			if d.Message != secret {
 				t.Fatalf("without a Judge the dialog reads %q: the fixture does not work", d.Message)

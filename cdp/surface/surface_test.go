@@ -14,6 +14,7 @@ import (
 
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/slow"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 func wantCode(t *testing.T, err error, code fsm.Code) {
@@ -156,21 +157,13 @@ func TestFrames(t *testing.T) {
 		t.Fatal("url wait")
 	}
 	var crossClicks int
-	deadline := time.Now().Add(5 * time.Second)
-	for { // postMessage is asynchronous: poll the page's state with a deadline
-		js(t, p, "window.crossClicks", &crossClicks)
-		if crossClicks == 2 || time.Now().After(deadline) {
-			break
-		}
-		must(p.Wait(ctx, WaitOptions{Condition: "load", Timeout: 50 * time.Millisecond}))(t)
-	}
+	// postMessage is asynchronous: the page's state is polled, then judged.
+	waitfor.Start(5 * time.Second).Wait(func() bool { js(t, p, "window.crossClicks", &crossClicks); return crossClicks == 2 })
 	if crossClicks != 2 || jsString(t, p, "window.crossTyped") != "cross site" || jsString(t, p, "window.crossFrom") != "localhost" {
 		t.Fatalf("cross-site frame state: clicks %d typed %q", crossClicks, jsString(t, p, "window.crossTyped"))
 	}
 	must(p.Fill(ctx, Target{Label: "Cross field", Index: idx(1)}, "port frame"))(t)
-	for deadline := time.Now().Add(5 * time.Second); jsString(t, p, "window.crossTyped") != "port frame" && time.Now().Before(deadline); {
-		must(p.Wait(ctx, WaitOptions{Condition: "load", Timeout: 50 * time.Millisecond}))(t)
-	}
+	waitfor.Start(5 * time.Second).Wait(func() bool { return jsString(t, p, "window.crossTyped") == "port frame" })
 	if jsString(t, p, "window.crossFrom") != "127.0.0.1" {
 		t.Fatalf("index 1 typed into the frame of %q", jsString(t, p, "window.crossFrom"))
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // TestReadPasswordEchoOff reads from a real pseudo-terminal: what is typed
@@ -44,20 +46,13 @@ func TestReadPasswordEchoOff(t *testing.T) {
 		done := make(chan result, 1)
 		go func() { b, err := readPasswordFrom(tty, "Password: "); done <- result{b, err} }()
 		// Typed only once echo is off: the reader turns it off before reading.
-		deadline := time.Now().Add(10 * time.Second)
-		for {
+		waitfor.Until(t, 10*time.Second, "the echo is turned off", func() bool {
 			tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tio.Lflag&unix.ECHO == 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the echo was never turned off")
-			}
-			time.Sleep(time.Millisecond)
-		}
+			return tio.Lflag&unix.ECHO == 0
+		})
 		if typed == "" {
 			syscall.Kill(os.Getpid(), syscall.SIGINT) // ReadPassword is listening: echo is off after it subscribed
 		} else {
