@@ -12,6 +12,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
 )
 
 // DefaultEventQueue is the default capacity of one subscription's queue.
@@ -312,19 +313,15 @@ func (c *Conn) dispatch(msg []byte) {
 		return
 	}
 	switch in.Method {
-	case "Target.attachedToTarget":
-		var ev struct {
-			SessionID string `json:"sessionId"`
-		}
+	case target.AttachedToTarget.Method:
+		var ev target.EventAttachedToTarget
 		if jsonv2.Unmarshal(in.Params, &ev) == nil && ev.SessionID != "" {
-			c.register(ev.SessionID, in.SessionID)
+			c.register(string(ev.SessionID), in.SessionID)
 		}
-	case "Target.detachedFromTarget":
-		var ev struct {
-			SessionID string `json:"sessionId"`
-		}
+	case target.DetachedFromTarget.Method:
+		var ev target.EventDetachedFromTarget
 		if jsonv2.Unmarshal(in.Params, &ev) == nil && ev.SessionID != "" {
-			c.detach(ev.SessionID)
+			c.detach(string(ev.SessionID))
 		}
 	}
 	c.mu.Lock()

@@ -2,11 +2,13 @@ package cdp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
 	cdprotomsg "github.com/chromedp/cdproto"
+	"github.com/chromedp/cdproto/browser"
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
@@ -38,41 +40,55 @@ type Session struct {
 
 var _ cdproto.Session = (*Session)(nil)
 
-// subscription is one subscriber: ch for Subscribe (params of one method),
-// events for SubscribeEvents (several methods on one channel, in order).
+// subscription is one subscriber: raw for Subscribe (the params of one
+// method, as cdproto.Events reads them), typed for Events (several methods
+// on one channel, in wire order, decoded to cdproto's types).
 type subscription struct {
-	ch     chan jsonv2.Value
-	events chan Event
+	raw    chan jsonv2.Value
+	typed  chan any
 	closed bool // guarded by Session.mu
 }
 
-// closeLocked closes the subscriber's channel once (a SubscribeEvents
-// subscriber is listed under several methods).
+// closeLocked closes the subscriber's channel once (an Events subscriber is
+// listed under several methods).
 func (sub *subscription) closeLocked() {
 	if sub.closed {
 		return
 	}
 	sub.closed = true
-	if sub.events != nil {
-		close(sub.events)
+	if sub.typed != nil {
+		close(sub.typed)
 	} else {
-		close(sub.ch)
+		close(sub.raw)
 	}
 }
 
-// Event is one event of a session: its method and params.
-type Event struct {
-	Method string
-	Params jsonv2.Value
-}
+// EventPageDownloadWillBegin is Page.downloadWillBegin, which Chromium (156)
+// still sends on a page session once the browser's download behaviour has
+// events enabled, but which the protocol, and so cdproto, no longer lists.
+// Its params are Browser.downloadWillBegin's.
+type EventPageDownloadWillBegin browser.EventDownloadWillBegin
 
-// Decode returns the event as cdproto's typed event (for example
-// *page.EventLifecycleEvent), so a consumer of [Session.SubscribeEvents]
-// switches on Go types instead of method strings and hand-written structs.
-func (e Event) Decode() (any, error) {
-	v, err := cdprotomsg.UnmarshalMessage(&cdprotomsg.Message{Method: cdprotomsg.MethodType(e.Method), Params: e.Params})
+// PageDownloadWillBegin names [EventPageDownloadWillBegin] as cdproto names
+// its events, for [Session.Events].
+var PageDownloadWillBegin = cdproto.Event[EventPageDownloadWillBegin]{Method: "Page.downloadWillBegin"}
+
+// decodeEvent returns the params of the event method as cdproto's type for
+// it (for example *page.EventLifecycleEvent).
+func decodeEvent(method string, params jsonv2.Value) (any, error) {
+	if len(params) == 0 {
+		params = jsonv2.Value("{}") // an event without params decodes to its empty type
+	}
+	if method == PageDownloadWillBegin.Method {
+		v := new(EventPageDownloadWillBegin)
+		if err := jsonv2.Unmarshal(params, v); err != nil {
+			return nil, fmt.Errorf("cdp: decoding %s: %w", method, err)
+		}
+		return v, nil
+	}
+	v, err := cdprotomsg.UnmarshalMessage(&cdprotomsg.Message{Method: cdprotomsg.MethodType(method), Params: params})
 	if err != nil {
-		return nil, fmt.Errorf("cdp: decoding %s: %w", e.Method, err)
+		return nil, fmt.Errorf("cdp: decoding %s: %w", method, err)
 	}
 	return v, nil
 }
@@ -117,49 +133,61 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 
 // Subscribe returns a channel of the params of every event named method on
 // this session from now on, and a func that ends the subscription and closes
-// the channel. The channel holds up to ConnOptions.EventQueue events; an event
-// that finds it full is dropped and counted in [Session.Dropped] and
-// [Conn.Dropped]. The channel also closes when the session ends. On an ended
-// session it returns a closed channel.
+// the channel: cdproto's Session, which cdproto.Events reads. The channel
+// holds up to ConnOptions.EventQueue events; an event that finds it full is
+// dropped and counted in [Session.Dropped] and [Conn.Dropped]. The channel
+// also closes when the session ends. On an ended session it returns a closed
+// channel.
 func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
-	sub := &subscription{ch: make(chan jsonv2.Value, s.conn.opts.EventQueue)}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ended {
-		close(sub.ch)
-		return sub.ch, func() {}
-	}
-	s.subs[method] = append(s.subs[method], sub)
-	var once sync.Once
-	return sub.ch, func() { once.Do(func() { s.unsubscribe([]string{method}, sub) }) }
+	sub := &subscription{raw: make(chan jsonv2.Value, s.conn.opts.EventQueue)}
+	return sub.raw, s.add(sub, []string{method})
 }
 
-// SubscribeEvents is [Session.Subscribe] for several methods on one channel:
-// their events arrive in the order the browser sent them, which separate
-// subscriptions cannot promise across methods. A consumer that relates an
-// event to an earlier one of another method (a console message to the
-// execution context it names, whose ids a new renderer process reuses) needs
-// that order. Queueing, dropping and closing are as for Subscribe.
-func (s *Session) SubscribeEvents(methods ...string) (<-chan Event, func()) {
-	sub := &subscription{events: make(chan Event, s.conn.opts.EventQueue)}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ended {
-		sub.closeLocked()
-		return sub.events, func() {}
-	}
+// Events returns one channel of the events of methods on this session from
+// now on, each decoded once to cdproto's type for it (a
+// *page.EventFrameNavigated, a *runtime.EventConsoleAPICalled; for
+// Page.downloadWillBegin an *[EventPageDownloadWillBegin]), so a consumer
+// switches on Go types. Events arrive in the order the browser sent them,
+// which separate subscriptions cannot promise across methods: a consumer that
+// relates an event to an earlier one of another method (a console message to
+// the execution context it names, whose ids a new renderer process reuses)
+// needs that order. Every subscriber of an event receives the same value:
+// read it, never change it.
+//
+// Queueing, dropping and closing are as for [Session.Subscribe]; an event
+// whose params do not decode is dropped and counted the same way. A method
+// with no cdproto type is a programming error, and Events panics.
+func (s *Session) Events(methods ...string) (<-chan any, func()) {
 	seen := make(map[string]bool, len(methods))
 	var listed []string
 	for _, m := range methods {
 		if seen[m] {
 			continue // listed once, delivered once
 		}
+		if _, err := decodeEvent(m, nil); errors.As(err, new(cdproto.ErrUnknownCommandOrEvent)) {
+			panic(fmt.Sprintf("cdp: Events: %s has no cdproto type", m))
+		}
 		seen[m] = true
 		listed = append(listed, m)
+	}
+	sub := &subscription{typed: make(chan any, s.conn.opts.EventQueue)}
+	return sub.typed, s.add(sub, listed)
+}
+
+// add lists sub under methods and returns its cancel; on an ended session
+// it closes sub at once.
+func (s *Session) add(sub *subscription, methods []string) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		sub.closeLocked()
+		return func() {}
+	}
+	for _, m := range methods {
 		s.subs[m] = append(s.subs[m], sub)
 	}
 	var once sync.Once
-	return sub.events, func() { once.Do(func() { s.unsubscribe(listed, sub) }) }
+	return func() { once.Do(func() { s.unsubscribe(methods, sub) }) }
 }
 
 func (s *Session) unsubscribe(methods []string, sub *subscription) {
@@ -185,21 +213,33 @@ func (s *Session) unsubscribe(methods []string, sub *subscription) {
 	sub.closeLocked()
 }
 
-// deliver queues an event for its subscribers without blocking.
+// deliver queues an event for its subscribers without blocking. It is
+// decoded at most once, for the first typed subscriber, and shared.
 func (s *Session) deliver(method string, params jsonv2.Value) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var (
+		decoded   any
+		decodeErr error
+		tried     bool
+	)
 	for _, sub := range s.subs[method] {
-		var ok bool
-		if sub.events != nil {
-			select {
-			case sub.events <- Event{Method: method, Params: params}:
-				ok = true
-			default:
+		ok := false
+		if sub.typed != nil {
+			if !tried {
+				decoded, decodeErr = decodeEvent(method, params)
+				tried = true
+			}
+			if decodeErr == nil {
+				select {
+				case sub.typed <- decoded:
+					ok = true
+				default:
+				}
 			}
 		} else {
 			select {
-			case sub.ch <- params:
+			case sub.raw <- params:
 				ok = true
 			default:
 			}

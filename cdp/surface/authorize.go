@@ -212,7 +212,7 @@ func (p *Page) admitted(ctx context.Context, fn func(w *world) error) error {
 // newWorld creates our isolated world in frame's current document. It pins
 // the world by the context's unique id and records the document's loader;
 // a document replaced while the world was being made is errWorldGone.
-func (p *Page) newWorld(ctx context.Context, s cdproto.Session, frame cdproto.FrameID) (*world, error) {
+func (p *Page) newWorld(ctx context.Context, s Session, frame cdproto.FrameID) (*world, error) {
 	cw := p.watchContexts(ctx, s, s != p.sess)
 	before, err := frameLoader(ctx, s, frame)
 	if err != nil {
@@ -226,10 +226,8 @@ func (p *Page) newWorld(ctx context.Context, s cdproto.Session, frame cdproto.Fr
 		return nil, p.readErr(ctx, err)
 	}
 	w := &world{sess: s, frame: frame, ctx: res.ExecutionContextID, nonce: randomHex(12), doc: fmt.Sprintf("d%d", p.worldSeq.Add(1))}
-	if cw != nil {
-		if w.uid, err = p.pinWorld(ctx, cw, w); err != nil {
-			return nil, err
-		}
+	if w.uid, err = p.pinWorld(ctx, cw, w); err != nil {
+		return nil, err
 	}
 	after, err := frameLoader(ctx, s, frame)
 	if err != nil {
@@ -308,28 +306,18 @@ func frameLoader(ctx context.Context, s cdproto.Session, frame cdproto.FrameID) 
 	return n.Frame.LoaderID, nil
 }
 
-// evaluate returns Runtime.evaluate parameters addressed to w: by its
-// unique context id when known, which no other document can answer to.
+// evaluate returns Runtime.evaluate parameters addressed to w by its
+// unique context id, which no other document can answer to.
 func (w *world) evaluate(expr string) runtime.EvaluateParams {
-	p := runtime.EvaluateParams{Expression: expr}
-	if w.uid != "" {
-		p.UniqueContextID = w.uid
-	} else {
-		p.ContextID = w.ctx
-	}
-	return p
+	return runtime.EvaluateParams{Expression: expr, UniqueContextID: w.uid}
 }
 
 // mainContextOf returns the unique id of the page's own (main) world in w's
 // document: the frame's default context, confirmed to hold the very
 // document node w holds, so an expression sent to it runs in that document
-// or nowhere. It returns "" when contexts are not followed (the browser's
-// default context is then used).
+// or nowhere.
 func (p *Page) mainContextOf(ctx context.Context, w *world) (string, error) {
 	cw := p.watchContexts(ctx, p.sess, false)
-	if cw == nil || w.uid == "" {
-		return "", nil
-	}
 	t := time.NewTimer(contextWaitTimeout)
 	defer t.Stop()
 	for {

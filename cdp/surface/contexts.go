@@ -8,8 +8,6 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
-
-	"github.com/webcodex/webcodex/cdp"
 )
 
 // An execution context id names a context only within one renderer
@@ -51,19 +49,20 @@ type contextWatch struct {
 }
 
 // contextWatches holds a Page's watches by session; guarded by Page.mu.
-type contextWatches map[cdproto.Session]*contextWatch
+type contextWatches map[Session]*contextWatch
 
-// contextEvents is a session that delivers several methods on one channel
-// in wire order (*cdp.Session, and wrappers that embed it).
-type contextEvents interface {
-	SubscribeEvents(methods ...string) (<-chan cdp.Event, func())
-}
+// contextEvents are the events a contextWatch reads, in wire order.
+var contextEvents = newEventTable(
+	on(runtime.ExecutionContextCreated, (*contextWatch).created),
+	on(runtime.ExecutionContextDestroyed, (*contextWatch).destroyed),
+	on(runtime.ExecutionContextsCleared, func(cw *contextWatch, _ *runtime.EventExecutionContextsCleared) { clear(cw.main) }),
+)
 
 // watchContexts returns the watch of session s, starting it when s has
 // none. enable asks for Runtime.enable after subscribing (a child session;
 // the page session enables Runtime in setup, after New started its
-// watch). It returns nil when s cannot deliver ordered events.
-func (p *Page) watchContexts(ctx context.Context, s cdproto.Session, enable bool) *contextWatch {
+// watch).
+func (p *Page) watchContexts(ctx context.Context, s Session, enable bool) *contextWatch {
 	p.mu.Lock()
 	if p.ctxs == nil {
 		p.ctxs = contextWatches{}
@@ -72,14 +71,9 @@ func (p *Page) watchContexts(ctx context.Context, s cdproto.Session, enable bool
 		p.mu.Unlock()
 		return cw
 	}
-	o, ok := s.(contextEvents)
-	if !ok {
-		p.mu.Unlock()
-		return nil
-	}
 	cw := &contextWatch{main: map[cdproto.FrameID]ctxCreated{}, changed: make(chan struct{})}
 	p.ctxs[s] = cw
-	ch, cancel := o.SubscribeEvents("Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared")
+	ch, cancel := contextEvents.subscribe(s)
 	p.wg.Add(1)
 	p.mu.Unlock()
 	go func() {
@@ -106,44 +100,46 @@ func (p *Page) watchContexts(ctx context.Context, s cdproto.Session, enable bool
 	return cw
 }
 
-func (cw *contextWatch) handle(ev cdp.Event) {
+// handle records one event and wakes the waits on the watch.
+func (cw *contextWatch) handle(ev any) {
 	cw.mu.Lock()
 	defer cw.mu.Unlock()
-	switch ev.Method {
-	case "Runtime.executionContextCreated":
-		var e runtime.EventExecutionContextCreated
-		if jsonv2.Unmarshal(ev.Params, &e) != nil || e.Context == nil {
-			return
-		}
-		var aux struct {
-			IsDefault bool            `json:"isDefault"`
-			FrameID   cdproto.FrameID `json:"frameId"`
-		}
-		_ = jsonv2.Unmarshal(e.Context.AuxData, &aux)
-		cw.seq++
-		c := ctxCreated{seq: cw.seq, id: e.Context.ID, unique: e.Context.UniqueID, frame: aux.FrameID, isDefault: aux.IsDefault, name: e.Context.Name}
-		cw.recent = append(cw.recent, c)
-		if len(cw.recent) > maxContextEvents {
-			cw.recent = append(cw.recent[:0:0], cw.recent[len(cw.recent)-maxContextEvents:]...)
-		}
-		if c.isDefault && c.frame != "" {
-			cw.main[c.frame] = c
-		}
-	case "Runtime.executionContextDestroyed":
-		var e runtime.EventExecutionContextDestroyed
-		if jsonv2.Unmarshal(ev.Params, &e) != nil {
-			return
-		}
-		for f, c := range cw.main {
-			if c.unique == e.ExecutionContextUniqueID {
-				delete(cw.main, f)
-			}
-		}
-	case "Runtime.executionContextsCleared":
-		clear(cw.main)
+	if contextEvents.dispatch(cw, ev) {
+		close(cw.changed)
+		cw.changed = make(chan struct{})
 	}
-	close(cw.changed)
-	cw.changed = make(chan struct{})
+}
+
+// contextAux is the part of a context's auxData (a free-form object the
+// protocol does not type) that names its frame.
+type contextAux struct {
+	IsDefault bool            `json:"isDefault"`
+	FrameID   cdproto.FrameID `json:"frameId"`
+}
+
+func (cw *contextWatch) created(e *runtime.EventExecutionContextCreated) {
+	if e.Context == nil {
+		return
+	}
+	var aux contextAux
+	_ = jsonv2.Unmarshal(e.Context.AuxData, &aux)
+	cw.seq++
+	c := ctxCreated{seq: cw.seq, id: e.Context.ID, unique: e.Context.UniqueID, frame: aux.FrameID, isDefault: aux.IsDefault, name: e.Context.Name}
+	cw.recent = append(cw.recent, c)
+	if len(cw.recent) > maxContextEvents {
+		cw.recent = append(cw.recent[:0:0], cw.recent[len(cw.recent)-maxContextEvents:]...)
+	}
+	if c.isDefault && c.frame != "" {
+		cw.main[c.frame] = c
+	}
+}
+
+func (cw *contextWatch) destroyed(e *runtime.EventExecutionContextDestroyed) {
+	for f, c := range cw.main {
+		if c.unique == e.ExecutionContextUniqueID {
+			delete(cw.main, f)
+		}
+	}
 }
 
 func (cw *contextWatch) end() {

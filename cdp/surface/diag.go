@@ -9,6 +9,9 @@ import (
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -117,12 +120,16 @@ type diagnostics struct {
 	changed  chan struct{} // closed and replaced when a request ends
 	logged   chan struct{} // closed and replaced when a console entry arrives
 
-	// ordered is set when events arrive in the order the browser sent them;
-	// only then is a context id mapped to its origin (ids are reused by the
-	// next renderer process, so a message read out of order could be
-	// credited to another document).
-	ordered  bool
-	contexts map[int64]string // live execution context id -> origin
+	// contexts maps a live execution context to its origin. Events arrive
+	// in wire order, so a console message is credited to the context that
+	// made it, not to a later one reusing its id in another renderer.
+	contexts  map[runtime.ExecutionContextID]liveContext
+	contextOf map[string]runtime.ExecutionContextID // by the context's unique id, which its destruction names
+}
+
+// liveContext is an execution context the diagnostics know.
+type liveContext struct {
+	unique, origin string
 }
 
 // inflight is a request without a response end: its entry's Seq and what the
@@ -134,7 +141,8 @@ type inflight struct {
 
 func (d *diagnostics) init() {
 	d.requests = map[string]inflight{}
-	d.contexts = map[int64]string{}
+	d.contexts = map[runtime.ExecutionContextID]liveContext{}
+	d.contextOf = map[string]runtime.ExecutionContextID{}
 	d.changed = make(chan struct{})
 	d.logged = make(chan struct{})
 }
@@ -153,14 +161,7 @@ func (d *diagnostics) endedLocked(id string) {
 	d.changed = make(chan struct{})
 }
 
-type remoteArg struct {
-	Type        string       `json:"type"`
-	Value       jsonv2.Value `json:"value"`
-	Description string       `json:"description"`
-	Unser       string       `json:"unserializableValue"`
-}
-
-func argText(a remoteArg) string {
+func argText(a *runtime.RemoteObject) string {
 	if len(a.Value) > 0 {
 		var s string
 		if jsonv2.Unmarshal(a.Value, &s) == nil {
@@ -168,16 +169,16 @@ func argText(a remoteArg) string {
 		}
 		return string(a.Value)
 	}
-	if a.Unser != "" {
-		return a.Unser
+	if a.UnserializableValue != "" {
+		return string(a.UnserializableValue)
 	}
 	if a.Description != "" {
 		return a.Description
 	}
-	return a.Type
+	return string(a.Type)
 }
 
-func consoleLevel(t string) string {
+func consoleLevel(t runtime.ConsoleAPICalledType) string {
 	switch t {
 	case "error", "assert":
 		return "error"
@@ -191,182 +192,159 @@ func consoleLevel(t string) string {
 	return "log"
 }
 
-func (d *diagnostics) handle(method string, raw jsonv2.Value) {
-	switch method {
-	case "Runtime.executionContextCreated":
-		var ev struct {
-			Context struct {
-				ID     int64  `json:"id"`
-				Origin string `json:"origin"`
-			} `json:"context"`
+// diagEvents are the events the diagnostics record (part of pageEvents).
+var diagEvents = []eventHandler[*Page]{
+	on(runtime.ExecutionContextCreated, func(p *Page, ev *runtime.EventExecutionContextCreated) { p.diag.contextCreated(ev) }),
+	on(runtime.ExecutionContextDestroyed, func(p *Page, ev *runtime.EventExecutionContextDestroyed) { p.diag.contextDestroyed(ev) }),
+	on(runtime.ExecutionContextsCleared, func(p *Page, _ *runtime.EventExecutionContextsCleared) { p.diag.contextsCleared() }),
+	on(runtime.ConsoleAPICalled, func(p *Page, ev *runtime.EventConsoleAPICalled) { p.diag.consoleAPICalled(ev) }),
+	on(runtime.ExceptionThrown, func(p *Page, ev *runtime.EventExceptionThrown) { p.diag.exceptionThrown(ev) }),
+	on(log.EntryAdded, func(p *Page, ev *log.EventEntryAdded) { p.diag.entryAdded(ev) }),
+	on(network.RequestWillBeSent, func(p *Page, ev *network.EventRequestWillBeSent) { p.diag.requestWillBeSent(ev) }),
+	on(network.ResponseReceived, func(p *Page, ev *network.EventResponseReceived) { p.diag.responseReceived(ev) }),
+	on(network.LoadingFinished, func(p *Page, ev *network.EventLoadingFinished) { p.diag.loadingFinished(ev) }),
+	on(network.LoadingFailed, func(p *Page, ev *network.EventLoadingFailed) { p.diag.loadingFailed(ev) }),
+}
+
+func (d *diagnostics) contextCreated(ev *runtime.EventExecutionContextCreated) {
+	if ev.Context == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.contexts) < diagContextCap {
+		d.contexts[ev.Context.ID] = liveContext{unique: ev.Context.UniqueID, origin: ev.Context.Origin}
+		d.contextOf[ev.Context.UniqueID] = ev.Context.ID
+	}
+}
+
+func (d *diagnostics) contextDestroyed(ev *runtime.EventExecutionContextDestroyed) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	id, ok := d.contextOf[ev.ExecutionContextUniqueID]
+	if !ok {
+		return
+	}
+	delete(d.contextOf, ev.ExecutionContextUniqueID)
+	if d.contexts[id].unique == ev.ExecutionContextUniqueID {
+		delete(d.contexts, id) // not a later context that reuses the id
+	}
+}
+
+func (d *diagnostics) contextsCleared() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	clear(d.contexts)
+	clear(d.contextOf)
+}
+
+func (d *diagnostics) consoleAPICalled(ev *runtime.EventConsoleAPICalled) {
+	var b strings.Builder
+	for i, a := range ev.Args {
+		if a == nil {
+			continue
 		}
-		if jsonv2.Unmarshal(raw, &ev) != nil {
-			return
+		if i > 0 {
+			b.WriteByte(' ')
 		}
-		d.mu.Lock()
-		if d.ordered && len(d.contexts) < diagContextCap {
-			d.contexts[ev.Context.ID] = ev.Context.Origin
+		b.WriteString(argText(a))
+		if b.Len() > diagEntryChars {
+			break
 		}
-		d.mu.Unlock()
-	case "Runtime.executionContextDestroyed":
-		var ev struct {
-			ID int64 `json:"executionContextId"`
-		}
-		if jsonv2.Unmarshal(raw, &ev) != nil {
-			return
-		}
-		d.mu.Lock()
-		delete(d.contexts, ev.ID)
-		d.mu.Unlock()
-	case "Runtime.executionContextsCleared":
-		d.mu.Lock()
-		clear(d.contexts)
-		d.mu.Unlock()
-	case "Runtime.consoleAPICalled":
-		var ev struct {
-			Type    string      `json:"type"`
-			Args    []remoteArg `json:"args"`
-			Context int64       `json:"executionContextId"`
-		}
-		if jsonv2.Unmarshal(raw, &ev) != nil {
-			return
-		}
-		var b strings.Builder
-		for i, a := range ev.Args {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(argText(a))
-			if b.Len() > diagEntryChars {
-				break
-			}
-		}
-		d.addConsole(DiagEntry{Kind: "console", Level: consoleLevel(ev.Type), Text: capString(b.String(), diagEntryChars)}, ev.Context)
-	case "Runtime.exceptionThrown":
-		var ev struct {
-			Details struct {
-				Text      string     `json:"text"`
-				URL       string     `json:"url"`
-				Context   int64      `json:"executionContextId"`
-				Exception *remoteArg `json:"exception"`
-			} `json:"exceptionDetails"`
-		}
-		if jsonv2.Unmarshal(raw, &ev) != nil {
-			return
-		}
-		text := ev.Details.Text
-		if ev.Details.Exception != nil && ev.Details.Exception.Description != "" {
-			text = ev.Details.Exception.Description
-		}
-		e := DiagEntry{Kind: "exception", Level: "error", Text: capString(text, diagEntryChars)}
-		e.setURL(ev.Details.URL)
-		d.addConsole(e, ev.Details.Context)
-	case "Log.entryAdded":
-		var ev struct {
-			Entry struct {
-				Source    string `json:"source"`
-				Level     string `json:"level"`
-				Text      string `json:"text"`
-				URL       string `json:"url"`
-				RequestID string `json:"networkRequestId"`
-			} `json:"entry"`
-		}
-		if jsonv2.Unmarshal(raw, &ev) != nil {
-			return
-		}
-		lvl := ev.Entry.Level
-		if lvl == "verbose" {
-			lvl = "debug"
-		}
-		e := DiagEntry{Kind: "log", Level: lvl, Text: capString(ev.Entry.Text, diagEntryChars)}
-		e.setURL(ev.Entry.URL)
-		// A log entry names no document. One about a request belongs to the
-		// request's document; otherwise its URL (the page's, or the resource's
-		// or script's) is the best attribution there is.
-		d.mu.Lock()
-		doc, ok := d.requestDocLocked(ev.Entry.RequestID)
-		d.mu.Unlock()
-		if !ok && ev.Entry.URL != "" {
-			doc = originKey(ev.Entry.URL)
-		}
-		e.setDoc(doc)
-		d.addConsole(e, 0)
-	case "Network.requestWillBeSent":
-		var ev struct {
-			RequestID   string `json:"requestId"`
-			Type        string `json:"type"`
-			DocumentURL string `json:"documentURL"`
-			Request     struct {
-				URL    string `json:"url"`
-				Method string `json:"method"`
-			} `json:"request"`
-		}
-		if jsonv2.Unmarshal(raw, &ev) != nil {
-			return
-		}
-		e := DiagEntry{Kind: "request", Level: "info", Method: ev.Request.Method, Type: ev.Type, reqID: ev.RequestID}
-		e.setURL(ev.Request.URL)
-		if ev.DocumentURL != "" {
-			e.setDoc(originKey(ev.DocumentURL))
-		}
-		d.mu.Lock()
-		d.seq++
-		e.Seq = d.seq
-		d.network.add(e)
-		if len(d.requests) < diagInFlightCap {
-			d.requests[ev.RequestID] = inflight{seq: e.Seq, doc: e.doc, url: e.url}
-		} else {
-			d.overflow = true
-		}
-		d.mu.Unlock()
-	case "Network.responseReceived":
-		var ev struct {
-			RequestID string `json:"requestId"`
-			Response  struct {
-				Status int64 `json:"status"`
-			} `json:"response"`
-		}
-		if jsonv2.Unmarshal(raw, &ev) != nil {
-			return
-		}
-		d.mu.Lock()
-		if e := d.findLocked(ev.RequestID); e != nil {
-			e.Status = ev.Response.Status
-			if e.Status >= 400 {
-				e.Level = "error"
-			}
-		}
-		d.mu.Unlock()
-	case "Network.loadingFinished":
-		var ev struct {
-			RequestID string `json:"requestId"`
-		}
-		if jsonv2.Unmarshal(raw, &ev) != nil {
-			return
-		}
-		d.mu.Lock()
-		d.endedLocked(ev.RequestID)
-		d.mu.Unlock()
-	case "Network.loadingFailed":
-		var ev struct {
-			RequestID string `json:"requestId"`
-			ErrorText string `json:"errorText"`
-			Canceled  bool   `json:"canceled"`
-		}
-		if jsonv2.Unmarshal(raw, &ev) != nil {
-			return
-		}
-		d.mu.Lock()
-		if e := d.findLocked(ev.RequestID); e != nil {
-			e.Failed = capString(ev.ErrorText, 200)
-			if ev.Canceled {
-				e.Failed = "canceled"
-			}
+	}
+	d.addConsole(DiagEntry{Kind: "console", Level: consoleLevel(ev.Type), Text: capString(b.String(), diagEntryChars)}, ev.ExecutionContextID)
+}
+
+func (d *diagnostics) exceptionThrown(ev *runtime.EventExceptionThrown) {
+	x := ev.ExceptionDetails
+	if x == nil {
+		return
+	}
+	text := x.Text
+	if x.Exception != nil && x.Exception.Description != "" {
+		text = x.Exception.Description
+	}
+	e := DiagEntry{Kind: "exception", Level: "error", Text: capString(text, diagEntryChars)}
+	e.setURL(x.URL)
+	d.addConsole(e, x.ExecutionContextID)
+}
+
+func (d *diagnostics) entryAdded(ev *log.EventEntryAdded) {
+	if ev.Entry == nil {
+		return
+	}
+	lvl := string(ev.Entry.Level)
+	if lvl == "verbose" {
+		lvl = "debug"
+	}
+	e := DiagEntry{Kind: "log", Level: lvl, Text: capString(ev.Entry.Text, diagEntryChars)}
+	e.setURL(ev.Entry.URL)
+	// A log entry names no document. One about a request belongs to the
+	// request's document; otherwise its URL (the page's, or the resource's
+	// or script's) is the best attribution there is.
+	d.mu.Lock()
+	doc, ok := d.requestDocLocked(string(ev.Entry.NetworkRequestID))
+	d.mu.Unlock()
+	if !ok && ev.Entry.URL != "" {
+		doc = originKey(ev.Entry.URL)
+	}
+	e.setDoc(doc)
+	d.addConsole(e, 0)
+}
+
+func (d *diagnostics) requestWillBeSent(ev *network.EventRequestWillBeSent) {
+	if ev.Request == nil {
+		return
+	}
+	id := string(ev.RequestID)
+	e := DiagEntry{Kind: "request", Level: "info", Method: ev.Request.Method, Type: string(ev.Type), reqID: id}
+	e.setURL(ev.Request.URL)
+	if ev.DocumentURL != "" {
+		e.setDoc(originKey(ev.DocumentURL))
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.seq++
+	e.Seq = d.seq
+	d.network.add(e)
+	if len(d.requests) < diagInFlightCap {
+		d.requests[id] = inflight{seq: e.Seq, doc: e.doc, url: e.url}
+	} else {
+		d.overflow = true
+	}
+}
+
+func (d *diagnostics) responseReceived(ev *network.EventResponseReceived) {
+	if ev.Response == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if e := d.findLocked(string(ev.RequestID)); e != nil {
+		e.Status = ev.Response.Status
+		if e.Status >= 400 {
 			e.Level = "error"
 		}
-		d.endedLocked(ev.RequestID)
-		d.mu.Unlock()
 	}
+}
+
+func (d *diagnostics) loadingFinished(ev *network.EventLoadingFinished) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.endedLocked(string(ev.RequestID))
+}
+
+func (d *diagnostics) loadingFailed(ev *network.EventLoadingFailed) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if e := d.findLocked(string(ev.RequestID)); e != nil {
+		e.Failed = capString(ev.ErrorText, 200)
+		if ev.Canceled {
+			e.Failed = "canceled"
+		}
+		e.Level = "error"
+	}
+	d.endedLocked(string(ev.RequestID))
 }
 
 // setURL records the URL an entry shows (shortened) and the key it is
@@ -423,7 +401,7 @@ func (d *diagnostics) requestDocLocked(id string) (string, bool) {
 
 // addConsole appends a console-log entry. ctxID, when not 0, names the
 // execution context that produced it, whose origin is the entry's.
-func (d *diagnostics) addConsole(e DiagEntry, ctxID int64) {
+func (d *diagnostics) addConsole(e DiagEntry, ctxID runtime.ExecutionContextID) {
 	d.mu.Lock()
 	if ctxID != 0 {
 		e.setDoc(d.contextOriginLocked(ctxID))
@@ -437,12 +415,9 @@ func (d *diagnostics) addConsole(e DiagEntry, ctxID int64) {
 }
 
 // contextOriginLocked returns the origin of a live execution context, or ""
-// when it is not known (or events may arrive out of order).
-func (d *diagnostics) contextOriginLocked(id int64) string {
-	if !d.ordered {
-		return ""
-	}
-	o := d.contexts[id]
+// when it is not known.
+func (d *diagnostics) contextOriginLocked(id runtime.ExecutionContextID) string {
+	o := d.contexts[id].origin
 	if o == "://" { // Chromium's origin of the initial about:blank
 		return ""
 	}

@@ -6,8 +6,9 @@ import (
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
+
+	"github.com/webcodex/webcodex/cdp"
 )
 
 // What an action caused, beyond its own element: a navigation of the main
@@ -94,41 +95,27 @@ func (l *effectLog) addLocked(e effectEvent) {
 	l.wake = make(chan struct{})
 }
 
-// noteEffect records an effect event; the caller holds p.mu.
-func (p *Page) noteEffectLocked(method string, raw jsonv2.Value) {
-	switch method {
-	case "Page.frameRequestedNavigation":
-		var ev page.EventFrameRequestedNavigation
-		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == p.main {
-			p.effects.addLocked(effectEvent{kind: effNavRequested, url: ev.URL})
+// effectEvents are the events, beside the main frame's navigations
+// (surface.go), that an action in progress reports.
+var effectEvents = []eventHandler[*Page]{
+	on(page.FrameRequestedNavigation, func(p *Page, ev *page.EventFrameRequestedNavigation) {
+		if ev.FrameID != p.main {
+			return
 		}
-	case "Page.frameNavigated":
-		var ev page.EventFrameNavigated
-		if jsonv2.Unmarshal(raw, &ev) == nil && ev.Frame != nil && ev.Frame.ID == p.main {
-			p.effects.addLocked(effectEvent{kind: effNavCommitted, url: ev.Frame.URL})
-		}
-	case "Page.navigatedWithinDocument":
-		var ev page.EventNavigatedWithinDocument
-		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == p.main {
-			p.effects.addLocked(effectEvent{kind: effNavSameDoc, url: ev.URL})
-		}
-	case "Page.windowOpen":
-		var ev page.EventWindowOpen
-		if jsonv2.Unmarshal(raw, &ev) == nil {
-			p.effects.addLocked(effectEvent{kind: effWindowOpen, url: ev.URL})
-		}
-	case "Page.downloadWillBegin":
-		// Still sent on the page session by current Chromium when the
-		// browser's download behaviour has events enabled.
-		var ev struct {
-			GUID              string `json:"guid"`
-			URL               string `json:"url"`
-			SuggestedFilename string `json:"suggestedFilename"`
-		}
-		if jsonv2.Unmarshal(raw, &ev) == nil {
-			p.noteDownloadLocked(ev.GUID, ev.URL, ev.SuggestedFilename)
-		}
-	}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.effects.addLocked(effectEvent{kind: effNavRequested, url: ev.URL})
+	}),
+	on(page.WindowOpen, func(p *Page, ev *page.EventWindowOpen) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.effects.addLocked(effectEvent{kind: effWindowOpen, url: ev.URL})
+	}),
+	on(cdp.PageDownloadWillBegin, func(p *Page, ev *cdp.EventPageDownloadWillBegin) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.noteDownloadLocked(ev.GUID, ev.URL, ev.SuggestedFilename)
+	}),
 }
 
 func (p *Page) noteDownloadLocked(guid, url, name string) {
@@ -262,12 +249,8 @@ func untilNavigation[R any](ctx context.Context, p *Page, m mark, call func(cont
 
 // sync returns once the event goroutine has handled every event queued
 // before the call: events the browser sent before an acknowledgement the
-// caller has received are then recorded. Sessions without one ordered
-// stream return at once (their events have no order to wait for).
+// caller has received are then recorded.
 func (p *Page) sync(ctx context.Context) {
-	if !p.diag.ordered {
-		return
-	}
 	done := make(chan struct{})
 	select {
 	case p.barrier <- done:

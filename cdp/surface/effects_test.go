@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -348,21 +349,31 @@ func TestTypeSlowly(t *testing.T) {
 	wantCode(t, err, fsm.LimitExceeded)
 }
 
-// unorderedSession hides SubscribeEvents: the page then merges one
-// subscription per method onto its one channel.
-type unorderedSession struct{ cdproto.Session }
+// wrappedSession is a page session seen through a wrapper that embeds
+// *cdp.Session and overrides Call, as the runner's frame gate does.
+type wrappedSession struct {
+	*cdp.Session
+	calls *atomic.Int64
+}
 
-// TestUnorderedSessionEvents: a session without one ordered event stream
-// still feeds the page (navigation effects, the end of the session).
-func TestUnorderedSessionEvents(t *testing.T) {
+func (w wrappedSession) Call(ctx context.Context, method string, params, result any) error {
+	w.calls.Add(1)
+	return w.Session.Call(ctx, method, params, result)
+}
+
+// TestWrappedSessionEvents: a wrapped session feeds the page its commands
+// through the wrapper and its events in order (navigation effects, the end
+// of the session).
+func TestWrappedSessionEvents(t *testing.T) {
 	t.Parallel() // its own tab, in a window of its own
 	b := sharedBrowser(t)
 	sess, id := b.newTab(t)
 	ctx := tctx(t)
-	p := must(New(ctx, unorderedSession{sess}, Options{}))(t)
+	calls := new(atomic.Int64)
+	p := must(New(ctx, wrappedSession{sess, calls}, Options{}))(t)
 	defer p.Close()
-	if p.diag.ordered {
-		t.Fatal("the wrapper's events are not one ordered stream")
+	if calls.Load() == 0 {
+		t.Fatal("the page's commands did not go through the wrapper")
 	}
 	base := effectSite(t).URL
 	must(p.Navigate(ctx, base+"/fx"))(t)

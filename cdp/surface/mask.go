@@ -13,13 +13,12 @@ import (
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 
-	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -316,69 +315,37 @@ func (p *Page) captureOnce(ctx context.Context, full bool, t *Target) ([]byte, e
 // responses that follow them, so one sent before the second sample is
 // seen.
 func (p *Page) watchFrames() (changed func() bool, stop func()) {
-	methods := []string{"Page.frameAttached", "Page.frameDetached", "Target.attachedToTarget", "Target.detachedFromTarget"}
-	type queued struct {
-		method string
-		ch     <-chan jsonv2.Value
-	}
-	var subs []queued
-	var cancels []func()
-	var ordered <-chan cdp.Event
-	if o, ok := p.sess.(contextEvents); ok {
-		ch, cancel := o.SubscribeEvents(methods...)
-		ordered, cancels = ch, append(cancels, cancel)
-	} else {
-		for _, m := range methods {
-			ch, cancel := p.sess.Subscribe(m)
-			subs, cancels = append(subs, queued{m, ch}), append(cancels, cancel)
-		}
-	}
-	counts := func(method string, params jsonv2.Value) bool {
-		if method != "Target.attachedToTarget" {
-			return true
-		}
-		// Workers attach too; only frames are drawn.
-		var ev struct {
-			TargetInfo struct {
-				Type string `json:"type"`
-			} `json:"targetInfo"`
-		}
-		return jsonv2.Unmarshal(params, &ev) != nil || ev.TargetInfo.Type == "iframe"
-	}
+	ch, stop := frameEvents.subscribe(p.sess)
 	changed = func() bool {
-		for ordered != nil {
+		for {
 			select {
-			case ev := <-ordered:
-				if counts(ev.Method, ev.Params) {
+			case ev, ok := <-ch:
+				if !ok {
+					return true // the session ended: nothing drawn can be trusted
+				}
+				var drawn bool
+				if frameEvents.dispatch(&drawn, ev) && drawn {
 					return true
 				}
-				continue
 			default:
+				return false
 			}
-			break
-		}
-		for _, q := range subs {
-			for {
-				select {
-				case v := <-q.ch:
-					if counts(q.method, v) {
-						return true
-					}
-					continue
-				default:
-				}
-				break
-			}
-		}
-		return false
-	}
-	stop = func() {
-		for _, c := range cancels {
-			c()
 		}
 	}
 	return changed, stop
 }
+
+// frameEvents are the events that change which frames a page draws; each
+// sets its *bool when it does.
+var frameEvents = newEventTable(
+	on(page.FrameAttached, func(drawn *bool, _ *page.EventFrameAttached) { *drawn = true }),
+	on(page.FrameDetached, func(drawn *bool, _ *page.EventFrameDetached) { *drawn = true }),
+	on(target.AttachedToTarget, func(drawn *bool, ev *target.EventAttachedToTarget) {
+		// Workers attach too; only frames are drawn.
+		*drawn = ev.TargetInfo == nil || ev.TargetInfo.Type == "iframe"
+	}),
+	on(target.DetachedFromTarget, func(drawn *bool, _ *target.EventDetachedFromTarget) { *drawn = true }),
+)
 
 // fitViewport resizes the viewport to the page, capped at
 // maxScreenshotSide, and returns what restores it.
@@ -474,11 +441,7 @@ func (p *Page) keepClosedRoots(ctx context.Context, w *world) error {
 			Silent:              new(true),
 			ReturnByValue:       new(true),
 		}
-		if w.uid != "" {
-			call.UniqueContextID = w.uid
-		} else {
-			call.ExecutionContextID = w.ctx
-		}
+		call.UniqueContextID = w.uid
 		_, err = cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, call)
 		p.release(ctx, w.sess, obj.Object.ObjectID)
 		if err != nil {

@@ -53,7 +53,7 @@ func (p *Page) Navigate(ctx context.Context, url string) (*NavResult, error) {
 		return nil, err
 	}
 	defer release()
-	lc, stop := p.sess.Subscribe("Page.lifecycleEvent")
+	lc, stop := p.sess.Events(page.LifecycleEvent.Method)
 	defer stop()
 	p.mu.Lock()
 	dch := p.dialogCh
@@ -104,17 +104,16 @@ func (p *Page) Navigate(ctx context.Context, url string) (*NavResult, error) {
 
 // waitLifecycle waits for the lifecycle event name of loader in frame, or
 // until a JavaScript dialog opens (which blocks the load).
-func waitLifecycle(ctx context.Context, ch <-chan jsonv2.Value, dialog <-chan struct{}, frame cdproto.FrameID, loader cdproto.LoaderID, name string) bool {
+func waitLifecycle(ctx context.Context, ch <-chan any, dialog <-chan struct{}, frame cdproto.FrameID, loader cdproto.LoaderID, name string) bool {
 	for {
 		select {
 		case <-dialog:
 			return false
-		case raw, ok := <-ch:
+		case v, ok := <-ch:
 			if !ok {
 				return false
 			}
-			var ev page.EventLifecycleEvent
-			if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == frame && ev.LoaderID == loader && ev.Name == name {
+			if ev, ok := v.(*page.EventLifecycleEvent); ok && ev.FrameID == frame && ev.LoaderID == loader && ev.Name == name {
 				return true
 			}
 		case <-ctx.Done():

@@ -871,11 +871,7 @@ func (p *Page) tagChildFramesIn(ctx context.Context, w *world, idx frameIndex) m
 			Silent:              new(true),
 			ReturnByValue:       new(true),
 		}
-		if w.uid != "" {
-			call.UniqueContextID = w.uid
-		} else {
-			call.ExecutionContextID = w.ctx
-		}
+		call.UniqueContextID = w.uid
 		tr, err := cdproto.Call(ctx, w.sess, runtime.CallFunctionOn, call)
 		if err == nil && tr.ExceptionDetails == nil {
 			p.mu.Lock()

@@ -30,6 +30,7 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -62,7 +63,7 @@ type Options struct {
 	// session (a cross-site iframe), by CDP session id. Nil uses
 	// (*cdp.Session).Conn().Session when the page session is a *cdp.Session;
 	// otherwise cross-site iframes are marked in snapshots but not entered.
-	Child func(sessionID string) (cdproto.Session, bool)
+	Child func(sessionID string) (Session, bool)
 	// Judge decides whether a document at rawURL may be read or acted on:
 	// nil for yes, otherwise the refusal to answer with (the caller's origin
 	// gate words it). Frames, diagnostics, waits and input hit-tests consult
@@ -74,7 +75,7 @@ type Options struct {
 // concurrent use; side-effecting operations are serialized by the Gate when
 // one is given.
 type Page struct {
-	sess   cdproto.Session
+	sess   Session
 	opts   Options
 	global string // per-Page name of the injected object in its worlds
 	tag    string // random part of snapshot ids
@@ -115,7 +116,7 @@ type Page struct {
 
 // child is an out-of-process (cross-site) iframe: its own target and session.
 type child struct {
-	sess   cdproto.Session
+	sess   Session
 	parent cdproto.FrameID
 }
 
@@ -130,13 +131,13 @@ type limits struct {
 }
 
 type worldKey struct {
-	sess  cdproto.Session
+	sess  Session
 	frame cdproto.FrameID
 }
 
 // world is our isolated world in one frame document.
 type world struct {
-	sess  cdproto.Session
+	sess  Session
 	frame cdproto.FrameID
 	ctx   runtime.ExecutionContextID
 	uid   string           // system-unique context id: what calls address (see contexts.go)
@@ -159,11 +160,11 @@ func randomHex(n int) string {
 // New prepares the page session: it enables the domains the surface needs
 // (Page, Runtime, Network, Log, lifecycle events), auto-attaches cross-site
 // iframes, and starts the event goroutine that Close stops.
-func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error) {
+func New(ctx context.Context, sess Session, opts Options) (*Page, error) {
 	if opts.Child == nil {
 		if cs, ok := sess.(*cdp.Session); ok {
 			conn := cs.Conn()
-			opts.Child = func(id string) (cdproto.Session, bool) {
+			opts.Child = func(id string) (Session, bool) {
 				s, ok := conn.Session(id)
 				if !ok {
 					return nil, false
@@ -193,7 +194,7 @@ func New(ctx context.Context, sess cdproto.Session, opts Options) (*Page, error)
 	evctx, stop := context.WithCancel(context.Background())
 	p.life, p.stop = evctx, stop
 	p.watchContexts(ctx, sess, false) // before setup enables Runtime, which reports every context
-	evs, cancelEvents := p.subscribe(sess)
+	evs, cancelEvents := pageEvents.subscribe(sess)
 	// The main frame id (the target id, fixed for the page's life) is read
 	// before the event goroutine starts, which reads it.
 	tree, err := cdproto.Call(ctx, sess, page.GetFrameTree, cdproto.Empty{})
@@ -280,89 +281,24 @@ func (p *Page) isGone() bool {
 
 // ------------------------------------------------------------------ events
 
-var pageEvents = []string{
-	"Runtime.consoleAPICalled", "Runtime.exceptionThrown", "Log.entryAdded",
-	"Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed",
-	"Page.javascriptDialogOpening", "Page.javascriptDialogClosed",
-	"Page.frameStartedLoading", "Page.frameStoppedLoading", "Page.frameNavigated", "Page.navigatedWithinDocument",
-	"Page.frameDetached", "Target.attachedToTarget", "Target.detachedFromTarget", "Inspector.detached",
-	"Runtime.executionContextCreated", "Runtime.executionContextDestroyed", "Runtime.executionContextsCleared",
-	"Page.frameRequestedNavigation", "Page.windowOpen", "Page.downloadWillBegin",
-}
-
-// orderedEvents is a session that delivers several methods on one channel
-// in the order the browser sent them (*cdp.Session, and wrappers that embed
-// it).
-type orderedEvents interface {
-	SubscribeEvents(methods ...string) (<-chan cdp.Event, func())
-}
-
-// subscribe returns the page's events on one channel and its cancel, which
-// returns once nothing more is sent on it.
-func (p *Page) subscribe(s cdproto.Session) (<-chan cdp.Event, func()) {
-	if o, ok := s.(orderedEvents); ok {
-		// One ordered stream: a console message is then read after the
-		// creation of the execution context it names, never after that of a
-		// later context reusing its id.
-		ch, cancel := o.SubscribeEvents(pageEvents...)
-		p.diag.ordered = true
-		return ch, cancel
-	}
-	return mergeEvents(s, pageEvents)
-}
-
-// mergeEvents subscribes to each method of a session that has no ordered
-// stream and forwards their events onto one channel (in order per method
-// only). The channel closes when every subscription has closed (the
-// session ended) or after cancel, which waits for the forwarders.
-func mergeEvents(s cdproto.Session, methods []string) (<-chan cdp.Event, func()) {
-	out := make(chan cdp.Event, 256)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	cancels := make([]func(), 0, len(methods))
-	for _, m := range methods {
-		ch, cancel := s.Subscribe(m)
-		cancels = append(cancels, cancel)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case v, ok := <-ch:
-					if !ok {
-						return
-					}
-					select {
-					case out <- cdp.Event{Method: m, Params: v}:
-					case <-stop:
-						return
-					}
-				case <-stop:
-					return
-				}
-			}
-		}()
-	}
-	closed := make(chan struct{})
-	go func() {
-		wg.Wait()
-		close(out)
-		close(closed)
-	}()
-	var once sync.Once
-	return out, func() {
-		once.Do(func() {
-			close(stop)
-			for _, c := range cancels {
-				c()
-			}
-			<-closed
-		})
-	}
-}
+// pageEvents are the events the page's goroutine reads, each with what it
+// does; the diagnostics' own (diag.go) and the actions' effects
+// (effects.go) are listed beside them.
+var pageEvents = newEventTable(append(append([]eventHandler[*Page]{
+	on(inspector.Detached, func(p *Page, _ *inspector.EventDetached) { p.markGone() }),
+	on(page.JavascriptDialogOpening, (*Page).dialogOpening),
+	on(page.JavascriptDialogClosed, (*Page).dialogClosed),
+	on(page.FrameStartedLoading, (*Page).frameStartedLoading),
+	on(page.FrameStoppedLoading, (*Page).frameStoppedLoading),
+	on(page.FrameNavigated, (*Page).frameNavigated),
+	on(page.NavigatedWithinDocument, (*Page).navigatedWithinDocument),
+	on(page.FrameDetached, (*Page).frameDetached),
+	on(target.AttachedToTarget, (*Page).attachedToTarget),
+	on(target.DetachedFromTarget, (*Page).detachedFromTarget),
+}, effectEvents...), diagEvents...)...)
 
 // events is the one goroutine that reads the page session's events.
-func (p *Page) events(ctx context.Context, evs <-chan cdp.Event, cancel func()) {
+func (p *Page) events(ctx context.Context, evs <-chan any, cancel func()) {
 	defer p.wg.Done()
 	defer cancel()
 	for {
@@ -374,7 +310,7 @@ func (p *Page) events(ctx context.Context, evs <-chan cdp.Event, cancel func()) 
 				p.markGone() // the session ended
 				return
 			}
-			p.handle(ctx, ev.Method, ev.Params)
+			pageEvents.dispatch(p, ev)
 		case done := <-p.barrier:
 			// Handle what is queued now, then answer.
 			for n := len(evs); n > 0; n-- {
@@ -384,114 +320,104 @@ func (p *Page) events(ctx context.Context, evs <-chan cdp.Event, cancel func()) 
 					close(done)
 					return
 				}
-				p.handle(ctx, ev.Method, ev.Params)
+				pageEvents.dispatch(p, ev)
 			}
 			close(done)
 		}
 	}
 }
 
-func (p *Page) handle(ctx context.Context, method string, raw jsonv2.Value) {
-	switch method {
-	case "Inspector.detached":
-		p.markGone()
-	case "Page.javascriptDialogOpening":
-		var ev page.EventJavascriptDialogOpening
-		if jsonv2.Unmarshal(raw, &ev) == nil {
-			p.mu.Lock()
-			p.dialog = &Dialog{Type: string(ev.Type), Message: capString(ev.Message, 2000), DefaultPrompt: capString(ev.DefaultPrompt, 2000), url: ev.URL}
-			close(p.dialogCh)
-			p.dialogCh = make(chan struct{})
-			p.mu.Unlock()
-		}
-	case "Page.javascriptDialogClosed":
-		p.mu.Lock()
-		p.dialog = nil
-		p.mu.Unlock()
-	case "Page.frameStartedLoading":
-		var ev page.EventFrameStartedLoading
-		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == p.main {
-			p.mu.Lock()
-			p.loading = true
-			p.mu.Unlock()
-		}
-	case "Page.frameStoppedLoading":
-		var ev page.EventFrameStoppedLoading
-		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == p.main {
-			p.mu.Lock()
-			p.loading = false
-			p.bumpLoadLocked()
-			p.mu.Unlock()
-		}
-	case "Page.frameNavigated", "Page.navigatedWithinDocument":
-		p.mu.Lock()
-		p.bumpLoadLocked()
-		p.noteMainNavLocked(method, raw)
-		p.noteEffectLocked(method, raw)
-		p.mu.Unlock()
-	case "Page.frameRequestedNavigation", "Page.windowOpen", "Page.downloadWillBegin":
-		p.mu.Lock()
-		p.noteEffectLocked(method, raw)
-		p.mu.Unlock()
-	case "Page.frameDetached":
-		var ev page.EventFrameDetached
-		if jsonv2.Unmarshal(raw, &ev) == nil {
-			p.mu.Lock()
-			for k, w := range p.worlds {
-				if k.frame == ev.FrameID {
-					w.dead.Store(true)
-					delete(p.worlds, k)
-				}
-			}
-			p.mu.Unlock()
-		}
-	case "Target.attachedToTarget":
-		var ev target.EventAttachedToTarget
-		if jsonv2.Unmarshal(raw, &ev) != nil || ev.TargetInfo == nil {
-			return
-		}
-		p.attached(ctx, ev)
-	case "Target.detachedFromTarget":
-		var ev target.EventDetachedFromTarget
-		if jsonv2.Unmarshal(raw, &ev) == nil {
-			p.mu.Lock()
-			for fid, c := range p.children {
-				if id, ok := c.sess.(interface{ ID() string }); ok && id.ID() == string(ev.SessionID) {
-					delete(p.children, fid)
-					for k, w := range p.worlds {
-						if k.sess == c.sess {
-							w.dead.Store(true)
-							delete(p.worlds, k)
-						}
-					}
-				}
-			}
-			p.mu.Unlock()
-		}
-	default:
-		p.diag.handle(method, raw)
-	}
+func (p *Page) dialogOpening(ev *page.EventJavascriptDialogOpening) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dialog = &Dialog{Type: string(ev.Type), Message: capString(ev.Message, 2000), DefaultPrompt: capString(ev.DefaultPrompt, 2000), url: ev.URL}
+	close(p.dialogCh)
+	p.dialogCh = make(chan struct{})
 }
 
-// noteMainNavLocked records the main frame's new URL, and wakes waits and
-// probes when it committed a new document, so they judge it before anything
-// else.
-func (p *Page) noteMainNavLocked(method string, raw jsonv2.Value) {
-	if method == "Page.navigatedWithinDocument" {
-		var ev page.EventNavigatedWithinDocument
-		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == p.main {
-			p.mainURL = ev.URL // same document, same origin
-		}
+func (p *Page) dialogClosed(*page.EventJavascriptDialogClosed) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dialog = nil
+}
+
+func (p *Page) frameStartedLoading(ev *page.EventFrameStartedLoading) {
+	if ev.FrameID != p.main {
 		return
 	}
-	var ev page.EventFrameNavigated
-	if jsonv2.Unmarshal(raw, &ev) != nil || ev.Frame == nil || ev.Frame.ID != p.main {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.loading = true
+}
+
+func (p *Page) frameStoppedLoading(ev *page.EventFrameStoppedLoading) {
+	if ev.FrameID != p.main {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.loading = false
+	p.bumpLoadLocked()
+}
+
+// frameNavigated records the main frame's new URL, and wakes waits and
+// probes when it committed a new document, so they judge it before anything
+// else; an action in progress reports the commit.
+func (p *Page) frameNavigated(ev *page.EventFrameNavigated) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.bumpLoadLocked()
+	if ev.Frame == nil || ev.Frame.ID != p.main {
 		return
 	}
 	p.mainURL = ev.Frame.URL
 	p.diag.markNavigation()
 	close(p.mainNav)
 	p.mainNav = make(chan struct{})
+	p.effects.addLocked(effectEvent{kind: effNavCommitted, url: ev.Frame.URL})
+}
+
+// navigatedWithinDocument records the main frame's new URL (same document,
+// same origin); an action in progress reports it.
+func (p *Page) navigatedWithinDocument(ev *page.EventNavigatedWithinDocument) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.bumpLoadLocked()
+	if ev.FrameID != p.main {
+		return
+	}
+	p.mainURL = ev.URL
+	p.effects.addLocked(effectEvent{kind: effNavSameDoc, url: ev.URL})
+}
+
+// frameDetached kills the worlds of a detached frame.
+func (p *Page) frameDetached(ev *page.EventFrameDetached) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, w := range p.worlds {
+		if k.frame == ev.FrameID {
+			w.dead.Store(true)
+			delete(p.worlds, k)
+		}
+	}
+}
+
+// detachedFromTarget forgets a cross-site iframe's session and kills its
+// worlds.
+func (p *Page) detachedFromTarget(ev *target.EventDetachedFromTarget) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for fid, c := range p.children {
+		if id, ok := c.sess.(interface{ ID() string }); ok && id.ID() == string(ev.SessionID) {
+			delete(p.children, fid)
+			for k, w := range p.worlds {
+				if k.sess == c.sess {
+					w.dead.Store(true)
+					delete(p.worlds, k)
+				}
+			}
+		}
+	}
 }
 
 func (p *Page) bumpLoadLocked() {
@@ -499,10 +425,11 @@ func (p *Page) bumpLoadLocked() {
 	p.loadCh = make(chan struct{})
 }
 
-// attached resumes an auto-attached target and remembers cross-site iframe
-// sessions by their frame id (an iframe target's id is its frame id).
-func (p *Page) attached(ctx context.Context, ev target.EventAttachedToTarget) {
-	if p.opts.Child == nil {
+// attachedToTarget resumes an auto-attached target and remembers
+// cross-site iframe sessions by their frame id (an iframe target's id is its
+// frame id).
+func (p *Page) attachedToTarget(ev *target.EventAttachedToTarget) {
+	if p.opts.Child == nil || ev.TargetInfo == nil {
 		return
 	}
 	cs, ok := p.opts.Child(string(ev.SessionID))
@@ -520,7 +447,7 @@ func (p *Page) attached(ctx context.Context, ev target.EventAttachedToTarget) {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			rctx, cancel := context.WithTimeout(ctx, resumeTimeout)
+			rctx, cancel := context.WithTimeout(p.life, resumeTimeout)
 			defer cancel()
 			_ = cs.Call(rctx, "Runtime.runIfWaitingForDebugger", nil, nil)
 		}()
@@ -535,7 +462,7 @@ func (p *Page) mainWorld(ctx context.Context) (*world, error) {
 	return p.worldIn(ctx, p.sess, p.main)
 }
 
-func (p *Page) worldIn(ctx context.Context, s cdproto.Session, frame cdproto.FrameID) (*world, error) {
+func (p *Page) worldIn(ctx context.Context, s Session, frame cdproto.FrameID) (*world, error) {
 	key := worldKey{s, frame}
 	p.mu.Lock()
 	w := p.worlds[key]

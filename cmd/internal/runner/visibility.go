@@ -11,6 +11,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cdp/origin"
+	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -95,15 +96,15 @@ func findFrameNode(t *page.FrameTree, id cdproto.FrameID) *cdproto.Frame {
 
 // gatedSession wraps a page's session for the surface: its main frame is
 // the target's own frame.
-func (b *Browser) gatedSession(sess *cdp.Session, main cdproto.FrameID) cdproto.Session {
+func (b *Browser) gatedSession(sess *cdp.Session, main cdproto.FrameID) surface.Session {
 	return frameGated{Session: sess, gate: b.gate, main: main}
 }
 
 // gatedChild returns the surface's lookup of cross-site iframe sessions,
 // each wrapped so that its frame is judged on its own origin.
-func (b *Browser) gatedChild(sess *cdp.Session) func(string) (cdproto.Session, bool) {
+func (b *Browser) gatedChild(sess *cdp.Session) func(string) (surface.Session, bool) {
 	conn := sess.Conn()
-	return func(id string) (cdproto.Session, bool) {
+	return func(id string) (surface.Session, bool) {
 		s, ok := conn.Session(id)
 		if !ok {
 			return nil, false
