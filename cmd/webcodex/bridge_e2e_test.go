@@ -17,6 +17,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -62,7 +63,7 @@ func TestBridgeFromTheCLIAndAnMCPClient(t *testing.T) {
 	offerFor := func(seen map[string]bool) localapi.BridgeOffer {
 		t.Helper()
 		var found localapi.BridgeOffer
-		eventually(t, chromiumtest.ExtensionWait, "the shared tab's offer", func() bool {
+		waitfor.Until(t, chromiumtest.ExtensionWait, "the shared tab's offer", func() bool {
 			var d localapi.DiscoverResult
 			e.json(&d, "discover")
 			for _, o := range d.Offers {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // dialogPage asks a prompt() when its button is clicked and writes the
@@ -41,7 +42,7 @@ func TestDialogAnsweredThroughCLI(t *testing.T) {
 	var report struct {
 		Dialog *struct{ Type, Message string }
 	}
-	eventually(t, 10*time.Second, "the dialog is reported", func() bool {
+	waitfor.Until(t, 10*time.Second, "the dialog is reported", func() bool {
 		e.json(&report, "dialog", p.ID)
 		return report.Dialog != nil
 	})
@@ -55,7 +56,7 @@ func TestDialogAnsweredThroughCLI(t *testing.T) {
 		t.Fatalf("dialog answer = %+v", answered)
 	}
 	var rd localapi.ReadResult
-	eventually(t, 10*time.Second, "the page saw the answer", func() bool {
+	waitfor.Until(t, 10*time.Second, "the page saw the answer", func() bool {
 		e.json(&rd, "read", p.ID)
 		return strings.Contains(rd.Text, "answer:Ada")
 	})

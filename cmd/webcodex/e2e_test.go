@@ -22,9 +22,9 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/internal/persontty"
-	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/testbin"
 	"github.com/webcodex/webcodex/internal/tracecheck"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -129,26 +129,14 @@ func (e *env) running() bool {
 	return code == 0 && json.Unmarshal([]byte(out), &st) == nil && st.Running
 }
 
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	d = slow.Scale(d)
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, d)
-		}
-		time.Sleep(20 * time.Millisecond) // polling the process table: no event exists for it
-	}
-}
-
 func assertGone(t *testing.T, rec ownedRecord) {
 	t.Helper()
-	eventually(t, 10*time.Second, "browser process group gone", func() bool { return !platform.GroupAlive(rec.PGID) })
+	waitfor.Until(t, 10*time.Second, "browser process group gone", func() bool { return !platform.GroupAlive(rec.PGID) })
 	for _, dir := range []string{rec.TmpDir, rec.UserDataDir} {
 		if dir == "" {
 			continue
 		}
-		eventually(t, 5*time.Second, "temporary directory removed", func() bool {
+		waitfor.Until(t, 5*time.Second, "temporary directory removed", func() bool {
 			_, err := os.Stat(dir)
 			return os.IsNotExist(err)
 		})
@@ -267,7 +255,7 @@ func TestRunnerKilledBrowserGone(t *testing.T) {
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "runner answers", e.running)
+	waitfor.Until(t, 10*time.Second, "runner answers", e.running)
 	var b localapi.BrowserInfo
 	e.json(&b, "launch")
 	recs := e.records()
@@ -277,7 +265,7 @@ func TestRunnerKilledBrowserGone(t *testing.T) {
 	serve.Process.Signal(syscall.SIGKILL)
 	serve.Wait()
 	// Pdeathsig ends the browser with its parent.
-	eventually(t, 10*time.Second, "browser gone after the Runner was killed", func() bool { return !platform.GroupAlive(recs[0].PGID) })
+	waitfor.Until(t, 10*time.Second, "browser gone after the Runner was killed", func() bool { return !platform.GroupAlive(recs[0].PGID) })
 	// The next Runner reaps what it can identify as its own leftovers
 	// (status starts none: a verb that needs a Runner does).
 	if code, _, errs := e.run("pages", "b-none"); code != 3 {
@@ -562,7 +550,7 @@ func TestRunnerSIGTERMClosesOwnedBrowsers(t *testing.T) {
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "runner answers", e.running)
+	waitfor.Until(t, 10*time.Second, "runner answers", e.running)
 	code, _, errs := e.run("serve")
 	if code == 0 || !strings.Contains(errs, "already running") {
 		t.Fatalf("a second Runner: exit %d %q, want a refusal to start", code, errs)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -156,7 +157,7 @@ func TestStatusStopAndIdleExit(t *testing.T) {
 	if st.Runner.IdleExitMs != 1000 {
 		t.Errorf("status idleExitMs = %d, want 1000", st.Runner.IdleExitMs)
 	}
-	eventually(t, 60*time.Second, "the idle Runner exits", func() bool {
+	waitfor.Until(t, 60*time.Second, "the idle Runner exits", func() bool {
 		return syscall.Kill(st.Runner.PID, 0) != nil
 	})
 	if e.running() {
@@ -317,7 +318,7 @@ func TestRunnerKilledMidLaunchLeavesNothing(t *testing.T) {
 	}
 	t.Cleanup(func() { launch.Process.Kill(); launch.Wait() })
 	var launchDir string
-	eventually(t, 30*time.Second, "the launch is recorded before the browser answers", func() bool {
+	waitfor.Until(t, 30*time.Second, "the launch is recorded before the browser answers", func() bool {
 		files, _ := filepath.Glob(filepath.Join(e.state, "browser", "owned", "*.json"))
 		for _, f := range files {
 			var rec struct {
@@ -334,7 +335,7 @@ func TestRunnerKilledMidLaunchLeavesNothing(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "the killed Runner is gone", func() bool { return !e.running() })
+	waitfor.Until(t, 10*time.Second, "the killed Runner is gone", func() bool { return !e.running() })
 	if _, err := os.Stat(launchDir); err != nil {
 		t.Fatalf("the launch directory is already gone (%v): the test proves nothing", err)
 	}

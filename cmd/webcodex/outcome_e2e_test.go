@@ -18,6 +18,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/runner"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -135,7 +136,7 @@ func TestRunnerKilledWithAClickInFlight(t *testing.T) {
 			serve.Wait()
 		}
 	})
-	eventually(t, 10*time.Second, "runner answers", e.running)
+	waitfor.Until(t, 10*time.Second, "runner answers", e.running)
 	var clicks atomic.Int32
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -161,7 +162,7 @@ func TestRunnerKilledWithAClickInFlight(t *testing.T) {
 	if err := click.Start(); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 20*time.Second, "the click reached the page", func() bool { return clicks.Load() == 1 })
+	waitfor.Until(t, 20*time.Second, "the click reached the page", func() bool { return clicks.Load() == 1 })
 	serve.Process.Signal(syscall.SIGKILL)
 	serve.Wait()
 	killed = true
@@ -178,7 +179,7 @@ func TestRunnerKilledWithAClickInFlight(t *testing.T) {
 	}
 	// The browser went with its Runner; the next one clears its record.
 	for _, rec := range recs {
-		eventually(t, 10*time.Second, "browser gone after the Runner was killed", func() bool { return !platform.GroupAlive(rec.PGID) })
+		waitfor.Until(t, 10*time.Second, "browser gone after the Runner was killed", func() bool { return !platform.GroupAlive(rec.PGID) })
 	}
 	e.run("pages", "b-none")
 }
