@@ -55,6 +55,8 @@ var (
 	// The checker's own bugs: its self-tests (seeded declarations at every
 	// step, the pinned toy exploration) must kill them without the machines.
 	fsmPkgs = []string{"./fsm"}
+	// The operation table's own test judges every declaration.
+	opPkgs = []string{"./cmd/internal/op"}
 )
 
 // driftOnly are the tests that fail on any change to a declaration because
@@ -180,6 +182,13 @@ var mutations = []mutation{
 		[]patch{{"EffectCancel); ferr != nil {\n\t\treturn ferr", "EffectCancel); ferr != nil && !fsm.IsCode(ferr, fsm.TransitionRefused) {\n\t\treturn ferr"}}, leasePkgs},
 	{"broker: revalidation trusts the map entry of an ended grant", "final state hidden by bookkeeping", "consent/approval.go",
 		[]patch{{"\treturn g.Use(b.now())\n}", "\t_ = g.Use(b.now()) // the map still names it: live\n\treturn nil\n}"}}, consentPkgs},
+	// The operation table: TestTable must refuse a declaration missing a part.
+	{"op: click admits no page", "an operation missing admission", "cmd/internal/op/actions.go",
+		[]patch{{"// ClickIn clicks an element.\n", "func (ClickIn) Addr() Addr { return Addr{} }\n\n// ClickIn clicks an element.\n"}}, opPkgs},
+	{"op: hover is an effect without its key", "an effect without its key", "cmd/internal/op/actions.go",
+		[]patch{{"type HoverIn struct {\n\tOnPage\n\tElement\n\tKeyed\n}", "type HoverIn struct {\n\tOnPage\n\tElement\n}"}}, opPkgs},
+	{"op: the probe cannot pass slowly", "a parameter dropped on the way", "cmd/internal/op/actions.go",
+		[]patch{{"\tSlowly bool     `json:\"slowly,omitempty\"`\n\tKeys", "\tKeys"}}, opPkgs},
 }
 
 type result struct {

@@ -128,6 +128,9 @@ func opTool[In any](s *Server, m *op.Meta, name string, tweak func(*jsonschema.S
 		panic("mcp: " + name + " is not a tool of the operation " + m.Name)
 	}
 	t := m.MCP[i]
+	if _, keyed := any(*new(In)).(interface{ effectKey() string }); keyed && !m.Effect {
+		panic("mcp: " + name + " takes an idempotency key, but " + m.Name + " is no effect: the key would be dropped")
+	}
 	spec := toolSpec{name: t.Name, desc: t.Desc, group: t.Group, anyOf: []Scope{m.Scope}}
 	addTool(s, spec, tweak, func(ctx context.Context, c *toolCall, in In) (any, error) {
 		if k, ok := any(in).(interface{ effectKey() string }); ok && k.effectKey() != "" {
