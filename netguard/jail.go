@@ -27,7 +27,8 @@ import (
 // private directory the Runner names for it. A file lives there while its
 // browser runs: what the caller did not save elsewhere is removed at
 // close. Files are named by the browser's download id (allowAndName), so a
-// site's suggested name never becomes a path.
+// site's suggested name never becomes a path. Each download's life is its
+// machine (DownloadSpec); the jail owns those machines.
 const (
 	// DefaultMaxDownloadBytes bounds one download when the Runner names no
 	// other bound; a larger one is cancelled.
@@ -38,17 +39,13 @@ const (
 	// maxDownloads bounds the downloads one browser tracks; later ones are
 	// cancelled (too_many).
 	maxDownloads = 256
-	// cancelBound bounds one Browser.cancelDownload.
+	// cancelBound bounds one Browser.cancelDownload, and each step of a
+	// download's machine.
 	cancelBound = 5 * time.Second
 )
 
-// Download states and the reasons webcodex cancels one.
+// Why webcodex cancelled a download.
 const (
-	StateInProgress = "in_progress"
-	StateCompleted  = "completed"
-	StateCanceled   = "canceled"
-	StateSaved      = "saved"
-
 	ReasonOverCap   = "over_cap"
 	ReasonJailFull  = "jail_full"
 	ReasonTooMany   = "too_many"
@@ -57,10 +54,11 @@ const (
 
 // Jail is one owned browser's download directory and what went into it.
 type Jail struct {
-	dir string // never reported
-	cap int64  // per download
+	dir  string // never reported
+	cap  int64  // per download
+	conn *cdp.Conn
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards what follows and each download's fields
 	byGUID  map[string]*download
 	order   []*download   // in the order they began
 	changed chan struct{} // closed and replaced at every change
@@ -77,26 +75,82 @@ type Download struct {
 	ID       string // d1, d2, … in the order they began
 	GUID     string // the browser's id, which an action's result reports
 	FileName string // the site's suggestion, made a plain file name
-	State    string
+	// State is the machine's, with cancelling listed as in_progress: its
+	// file is there until the browser confirms.
+	State    DownloadState
 	Reason   string // why webcodex cancelled it
 	Received int64
 	Total    int64
 }
 
+// downloadOwner drives one download's machine.
+type downloadOwner = *fsm.Owner[DownloadState, DownloadTrigger, DownloadFacts]
+
+// download is one download and its machine. Its fields are guarded by the
+// jail's mu; the machine guards its own state.
 type download struct {
+	jail           *Jail
 	id, guid, name string
-	state, reason  string
+	reason         string
 	received       int64
 	total          int64
-	cancelling     bool
+	owner          downloadOwner
+}
+
+func (dl *Jail) newDownload(id, guid, name string) *download {
+	d := &download{jail: dl, id: id, guid: guid, name: name}
+	d.owner = fsm.NewOwner(DownloadSpec, fsm.Effects[DownloadState, DownloadTrigger]{
+		EffectCancelDownload: d.cancel,
+		EffectRemoveFile:     d.removeFile,
+	})
+	return d
+}
+
+// cancel is cancel_download: the browser is asked to cancel the download.
+// Once it accepts, the download is cancelled here too, so a listing right
+// after says so even if the browser's own report is late; a cancel it does
+// not accept (the connection is gone) leaves the download cancelling.
+func (d *download) cancel(ctx context.Context, _ fsm.Step[DownloadState, DownloadTrigger]) (DownloadTrigger, error) {
+	if _, err := cdproto.Call(ctx, d.jail.conn.Browser(), browser.CancelDownload, browser.CancelDownloadParams{GUID: d.guid}); err != nil {
+		return "", nil
+	}
+	return DownloadCancelled, nil
+}
+
+// removeFile is remove_file: what the download left in the jail goes.
+func (d *download) removeFile(context.Context, fsm.Step[DownloadState, DownloadTrigger]) (DownloadTrigger, error) {
+	os.Remove(filepath.Join(d.jail.dir, d.guid))
+	os.Remove(filepath.Join(d.jail.dir, d.guid+".crdownload"))
+	return "", nil
+}
+
+// fire fires t at d's machine; a refusal means t does not apply in d's
+// state (a late or repeated report) and changes nothing.
+func (d *download) fire(t DownloadTrigger) {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelBound)
+	defer cancel()
+	_, _ = d.owner.Fire(ctx, t)
 }
 
 // named reports whether id names d: its listing id (d1), or the browser's
 // id that an action's result reports for the download it started.
 func (d *download) named(id string) bool { return id == d.id || id == d.guid }
 
+// listedState is d's state as a listing names it.
+func listedState(st DownloadState) DownloadState {
+	if st == DownloadCancelling {
+		return DownloadInProgress
+	}
+	return st
+}
+
 func (d *download) info() Download {
-	return Download{ID: d.id, GUID: d.guid, FileName: d.name, State: d.state, Received: d.received, Total: d.total, Reason: d.reason}
+	return Download{ID: d.id, GUID: d.guid, FileName: d.name, State: listedState(d.owner.State()), Received: d.received, Total: d.total, Reason: d.reason}
+}
+
+// holding reports whether d's file is (or may still be) in the jail.
+func holding(st DownloadState) bool {
+	return st == DownloadInProgress || st == DownloadCancelling || st == DownloadCompleted
 }
 
 // StartJail sets the browser's download behaviour to dir, a private
@@ -104,7 +158,7 @@ func (d *download) info() Download {
 // downloads until the connection ends or Close: the events are subscribed
 // first, so none is missed. onBegin hears each download admitted.
 func StartJail(ctx context.Context, conn *cdp.Conn, dir string, limit int64, onBegin func(browser.EventDownloadWillBegin)) (*Jail, error) {
-	dl := &Jail{dir: dir, cap: limit, byGUID: map[string]*download{}, changed: make(chan struct{}), quit: make(chan struct{}), onBegin: onBegin}
+	dl := &Jail{dir: dir, cap: limit, conn: conn, byGUID: map[string]*download{}, changed: make(chan struct{}), quit: make(chan struct{}), onBegin: onBegin}
 	began, stopBegan := conn.Browser().Subscribe(browser.DownloadWillBegin.Method)
 	progress, stopProgress := conn.Browser().Subscribe(browser.DownloadProgress.Method)
 	_, err := cdproto.Call(ctx, conn.Browser(), browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
@@ -120,7 +174,7 @@ func StartJail(ctx context.Context, conn *cdp.Conn, dir string, limit int64, onB
 		defer dl.wg.Done()
 		defer stopBegan()
 		defer stopProgress()
-		dl.follow(conn, began, progress)
+		dl.follow(began, progress)
 	}()
 	return dl, nil
 }
@@ -139,7 +193,9 @@ func (dl *Jail) Close() {
 
 // follow records downloads as the browser reports them and cancels those
 // over the bounds, until the connection ends or the browser is torn down.
-func (dl *Jail) follow(conn *cdp.Conn, began, progress <-chan jsonv2.Value) {
+// It alone fires over_bound, outside the jail's lock: the cancel it runs
+// waits for the browser.
+func (dl *Jail) follow(began, progress <-chan jsonv2.Value) {
 	var measure <-chan time.Time // armed while a download is in progress
 	for {
 		if measure == nil && dl.writing() {
@@ -148,8 +204,8 @@ func (dl *Jail) follow(conn *cdp.Conn, began, progress <-chan jsonv2.Value) {
 		select {
 		case <-measure:
 			measure = nil
-			for _, c := range dl.overOnDisk() {
-				dl.cancel(conn, c.guid, c.reason)
+			for _, d := range dl.overOnDisk() {
+				dl.overBound(d)
 			}
 		case raw, ok := <-began:
 			if !ok {
@@ -157,9 +213,12 @@ func (dl *Jail) follow(conn *cdp.Conn, began, progress <-chan jsonv2.Value) {
 			}
 			var ev browser.EventDownloadWillBegin
 			if jsonv2.Unmarshal(raw, &ev) == nil {
-				if reason := dl.begin(ev); reason != "" {
-					dl.cancel(conn, ev.GUID, reason)
-				} else if dl.onBegin != nil {
+				switch d, reason := dl.begin(ev); {
+				case reason == ReasonTooMany:
+					dl.cancelUnlisted(ev.GUID)
+				case reason != "":
+					dl.overBound(d)
+				case dl.onBegin != nil:
 					dl.onBegin(ev)
 				}
 			}
@@ -169,11 +228,13 @@ func (dl *Jail) follow(conn *cdp.Conn, began, progress <-chan jsonv2.Value) {
 			}
 			var ev browser.EventDownloadProgress
 			if jsonv2.Unmarshal(raw, &ev) == nil {
-				if reason := dl.progress(ev); reason != "" {
-					dl.cancel(conn, ev.GUID, reason)
+				if d, unlisted := dl.progress(ev); unlisted {
+					dl.cancelUnlisted(ev.GUID)
+				} else if d != nil {
+					dl.overBound(d)
 				}
 			}
-		case <-conn.Done():
+		case <-dl.conn.Done():
 			return
 		case <-dl.quit:
 			return
@@ -192,26 +253,26 @@ func (dl *Jail) writing() bool {
 	dl.mu.Lock()
 	defer dl.mu.Unlock()
 	for _, d := range dl.order {
-		if d.state == StateInProgress && !d.cancelling {
+		if d.owner.State() == DownloadInProgress {
 			return true
 		}
 	}
 	return false
 }
 
-type overBound struct{ guid, reason string }
-
 // overOnDisk measures the files in the jail and returns the downloads to
-// cancel: each in progress whose file is past the bound, and, while the
-// files together are past the jail's bound, the largest in progress.
-func (dl *Jail) overOnDisk() []overBound {
+// cancel, their reasons set: each in progress whose file is past the
+// bound, and, while the files together are past the jail's bound, the
+// largest in progress.
+func (dl *Jail) overOnDisk() []*download {
 	dl.mu.Lock()
 	defer dl.mu.Unlock()
-	var out []overBound
+	var out []*download
 	var total int64
-	sizes := map[*download]int64{}
+	sizes := map[*download]int64{} // in progress, not yet over
 	for _, d := range dl.order {
-		if d.state != StateInProgress && d.state != StateCompleted {
+		st := d.owner.State()
+		if !holding(st) {
 			continue
 		}
 		var n int64
@@ -221,57 +282,78 @@ func (dl *Jail) overOnDisk() []overBound {
 			}
 		}
 		total += n
-		if d.state == StateInProgress && !d.cancelling {
-			sizes[d] = n
-			if n > dl.cap {
-				d.cancelling, d.reason = true, ReasonOverCap
-				out = append(out, overBound{d.guid, ReasonOverCap})
-			}
+		if st != DownloadInProgress {
+			continue
 		}
+		if n > dl.cap {
+			d.reason = ReasonOverCap
+			out = append(out, d)
+			continue
+		}
+		sizes[d] = n
 	}
 	for total > JailFactor*dl.cap {
 		var big *download
 		for d := range sizes {
-			if !d.cancelling && (big == nil || sizes[d] > sizes[big]) {
+			if big == nil || sizes[d] > sizes[big] {
 				big = d
 			}
 		}
 		if big == nil {
 			break
 		}
-		big.cancelling, big.reason = true, ReasonJailFull
-		out = append(out, overBound{big.guid, ReasonJailFull})
+		big.reason = ReasonJailFull
+		out = append(out, big)
 		total -= sizes[big]
+		delete(sizes, big)
 	}
 	return out
 }
 
+// overBound fires over_bound at d, whose reason is set: its machine asks
+// the browser to cancel it (cancel_download) and, once the browser
+// accepts, removes its file.
+func (dl *Jail) overBound(d *download) {
+	d.fire(DownloadOverBound)
+	dl.mu.Lock()
+	dl.notifyLocked()
+	dl.mu.Unlock()
+}
+
+// cancelUnlisted cancels a download the jail refused to list (too_many):
+// it has no life here, only its cancel.
+func (dl *Jail) cancelUnlisted(guid string) {
+	ctx, cancel := context.WithTimeout(context.Background(), cancelBound)
+	defer cancel()
+	_, _ = cdproto.Call(ctx, dl.conn.Browser(), browser.CancelDownload, browser.CancelDownloadParams{GUID: guid})
+}
+
 // begin records a new download; a reason is returned when it must be
-// cancelled at once.
-func (dl *Jail) begin(ev browser.EventDownloadWillBegin) string {
+// cancelled at once (too_many: not listed, d is nil).
+func (dl *Jail) begin(ev browser.EventDownloadWillBegin) (d *download, reason string) {
 	dl.mu.Lock()
 	defer dl.mu.Unlock()
 	if _, dup := dl.byGUID[ev.GUID]; dup || ev.GUID == "" {
-		return ""
+		return nil, ""
 	}
 	dl.seq++
-	d := &download{id: fmt.Sprintf("d%d", dl.seq), guid: ev.GUID, name: safeFileName(ev.SuggestedFilename), state: StateInProgress}
 	if len(dl.order) >= maxDownloads {
 		// Not listed (the list is bounded), only cancelled.
-		return ReasonTooMany
+		return nil, ReasonTooMany
 	}
 	// Each download in progress may grow to the bound (the kernel stops it
 	// there): one is admitted only while every one of them could, beside
 	// what completed ones hold, and the jail still stay within its bound.
 	full := dl.reservedLocked()+dl.cap > JailFactor*dl.cap
+	d = dl.newDownload(fmt.Sprintf("d%d", dl.seq), ev.GUID, safeFileName(ev.SuggestedFilename))
 	dl.byGUID[ev.GUID] = d
 	dl.order = append(dl.order, d)
 	dl.notifyLocked()
 	if full {
-		d.cancelling, d.reason = true, ReasonJailFull
-		return ReasonJailFull
+		d.reason = ReasonJailFull
+		return d, ReasonJailFull
 	}
-	return ""
+	return d, ""
 }
 
 // reservedLocked is what the jail may come to hold without admitting
@@ -280,98 +362,74 @@ func (dl *Jail) begin(ev browser.EventDownloadWillBegin) string {
 func (dl *Jail) reservedLocked() int64 {
 	var n int64
 	for _, d := range dl.order {
-		switch d.state {
-		case StateInProgress:
+		switch d.owner.State() {
+		case DownloadInProgress, DownloadCancelling:
 			n += dl.cap
-		case StateCompleted:
+		case DownloadCompleted:
 			n += d.received
 		}
 	}
 	return n
 }
 
-// progress applies a progress event; a reason is returned when the
-// download went over a bound and must be cancelled.
-func (dl *Jail) progress(ev browser.EventDownloadProgress) string {
+// progress applies a progress report: the browser's end of a download goes
+// to its machine at once; a download in progress past a bound is returned
+// with its reason set, for over_bound. unlisted says the report is of a
+// download refused at its start (too_many), which is cancelled again.
+func (dl *Jail) progress(ev browser.EventDownloadProgress) (over *download, unlisted bool) {
 	dl.mu.Lock()
 	defer dl.mu.Unlock()
 	d := dl.byGUID[ev.GUID]
 	if d == nil {
-		if ev.State == browser.DownloadProgressStateInProgress {
-			return ReasonTooMany // one begin refused: keep cancelling it
-		}
-		return ""
+		// Begin and progress arrive on two subscriptions: a report may come
+		// before its download's begin, which lists it. Only a full listing
+		// (too_many) means the download was refused.
+		return nil, ev.State == browser.DownloadProgressStateInProgress && len(dl.order) >= maxDownloads
 	}
 	defer dl.notifyLocked()
 	d.received, d.total = int64(ev.ReceivedBytes), int64(ev.TotalBytes)
+	st := d.owner.State()
 	switch ev.State {
 	case browser.DownloadProgressStateCompleted:
-		if d.state != StateInProgress {
-			return ""
+		// Finished between two reports past its bound: it is removed all
+		// the same, and reported as if cancelled.
+		within := d.received <= dl.cap
+		d.owner.SetFacts(func(f *DownloadFacts) { f.WithinBound = within })
+		if st == DownloadInProgress && !within {
+			d.reason = ReasonOverCap
 		}
-		d.state = StateCompleted
-		if d.received > dl.cap {
-			// Finished between two progress reports: it is removed all the
-			// same, and reported as if cancelled.
-			d.state, d.reason = StateCanceled, ReasonOverCap
-			dl.removeFileLocked(d)
-		}
-		return ""
+		d.fire(DownloadFinished)
+		return nil, false
 	case browser.DownloadProgressStateCanceled:
-		d.state = StateCanceled
-		if d.reason == "" && (d.received >= dl.cap || d.total > dl.cap) {
+		if st == DownloadInProgress && d.reason == "" && (d.received >= dl.cap || d.total > dl.cap) {
 			d.reason = ReasonOverCap // its write stopped at the bound (EFBIG)
 		}
-		dl.removeFileLocked(d)
-		return ""
+		d.fire(DownloadCancelled)
+		return nil, false
 	}
-	if d.cancelling {
-		return ""
+	if st != DownloadInProgress {
+		return nil, false
 	}
-	var reason string
 	switch {
 	case d.received > dl.cap || d.total > dl.cap:
-		reason = ReasonOverCap
+		d.reason = ReasonOverCap
 	case dl.heldLocked() > JailFactor*dl.cap:
-		reason = ReasonJailFull
+		d.reason = ReasonJailFull
+	default:
+		return nil, false
 	}
-	if reason != "" {
-		d.cancelling, d.reason = true, reason
-	}
-	return reason
+	return d, false
 }
 
 // heldLocked is what the jail holds: every download not cancelled or saved.
 func (dl *Jail) heldLocked() int64 {
 	var n int64
 	for _, d := range dl.order {
-		if d.state == StateInProgress || d.state == StateCompleted {
+		if holding(d.owner.State()) {
 			n += d.received
 		}
 	}
 	return n
-}
-
-// cancel cancels a download over a bound. The browser then reports it
-// canceled, which removes its partial file; the state is set here too, so
-// a listing right after says so even if that event is late.
-func (dl *Jail) cancel(conn *cdp.Conn, guid, reason string) {
-	ctx, cancel := context.WithTimeout(context.Background(), cancelBound)
-	defer cancel()
-	_, err := cdproto.Call(ctx, conn.Browser(), browser.CancelDownload, browser.CancelDownloadParams{GUID: guid})
-	dl.mu.Lock()
-	defer dl.mu.Unlock()
-	if d := dl.byGUID[guid]; d != nil && err == nil {
-		d.state, d.reason = StateCanceled, reason
-		dl.removeFileLocked(d)
-		dl.notifyLocked()
-	}
-}
-
-// removeFileLocked deletes what a cancelled download left in the jail.
-func (dl *Jail) removeFileLocked(d *download) {
-	os.Remove(filepath.Join(dl.dir, d.guid))
-	os.Remove(filepath.Join(dl.dir, d.guid+".crdownload"))
 }
 
 func (dl *Jail) notifyLocked() {
@@ -388,10 +446,11 @@ func (dl *Jail) List(id string) (list []Download, ended, found bool, changed <-c
 	list = make([]Download, 0, len(dl.order))
 	ended, found = true, id == ""
 	for _, d := range dl.order {
-		list = append(list, d.info())
+		info := d.info()
+		list = append(list, info)
 		if id == "" || d.named(id) {
 			found = found || d.named(id)
-			if d.state == StateInProgress {
+			if info.State == DownloadInProgress {
 				ended = false
 			}
 		}
@@ -408,7 +467,8 @@ type Saved struct {
 
 // Save moves the completed download named id out of the jail into dir,
 // which must exist, be a real directory (not a link) and belong to the
-// user webcodex runs as. An existing file is never replaced.
+// user webcodex runs as. An existing file is never replaced. The machine
+// records what the move found (moved, or file_gone).
 func (dl *Jail) Save(id, dir string) (Saved, error) {
 	if err := callersDir(dir); err != nil {
 		return Saved{}, err
@@ -421,11 +481,11 @@ func (dl *Jail) Save(id, dir string) (Saved, error) {
 			d = x
 		}
 	}
-	switch {
-	case d == nil:
+	if d == nil {
 		return Saved{}, fsm.Refuse(fsm.NotFound, "no such download")
-	case d.state != StateCompleted:
-		return Saved{}, fsm.Refusef(fsm.InvalidArgument, "the download is %s; only a completed one is saved", d.state)
+	}
+	if st := d.owner.State(); st != DownloadCompleted {
+		return Saved{}, fsm.Refusef(fsm.InvalidArgument, "the download is %s; only a completed one is saved", listedState(st))
 	}
 	dst := filepath.Join(dir, d.name)
 	n, err := moveFile(filepath.Join(dl.dir, d.guid), dst)
@@ -433,14 +493,15 @@ func (dl *Jail) Save(id, dir string) (Saved, error) {
 		return Saved{}, fsm.Refusef(fsm.InvalidArgument, "%s already exists there; it is never replaced", d.name)
 	}
 	if errors.Is(err, fs.ErrNotExist) {
-		d.state, d.reason = StateCanceled, ReasonFileError
+		d.reason = ReasonFileError
+		d.fire(DownloadFileGone)
 		dl.notifyLocked()
 		return Saved{}, fsm.Refuse(fsm.NotFound, "the downloaded file is gone")
 	}
 	if err != nil {
 		return Saved{}, fmt.Errorf("netguard: save download: %w", err)
 	}
-	d.state = StateSaved
+	d.fire(DownloadMoved)
 	dl.notifyLocked()
 	return Saved{ID: d.id, Path: dst, Bytes: n}, nil
 }

@@ -24,7 +24,7 @@ var recording embed.FS
 
 // CoverageTargets are the machines whose every edge a real test must take
 // or the table below must explain.
-var CoverageTargets = []string{"consent", "reconnect", "attachment_owned", "attachment_external", "attachment_shared_tab", "process_lease", "mutation_gate", "mcp_session", "bridge_listener", "bridge_socket"}
+var CoverageTargets = []string{"consent", "reconnect", "attachment_owned", "attachment_external", "attachment_shared_tab", "process_lease", "mutation_gate", "mcp_session", "bridge_listener", "bridge_socket", "download"}
 
 // Unreached explains, per machine and edge ("from --on--> to"), why no
 // real-browser test takes it. An explanation for an edge a real test does
@@ -60,6 +60,12 @@ var Unreached = map[string]map[string]string{
 		"deadline", "exhausted", deadline, "reconnect_singleflight", "mutation_gates_closed", "process_profile_endpoint_revalidated", "connecting_pending_consent", "consent_prompt_observed", "consent_pressed"),
 	"attachment_shared_tab": {
 		"attaching --failed--> detached": "a registration failing after the offer was consumed needs the Runner to shut down between the extension's attach and the registration: a race a real run cannot land on cue without timing",
+	},
+	"download": {
+		"in_progress --finished--> canceled": "a download that finishes past its bound between two of the browser's reports: the jail's disk poll (every " +
+			"2 ms) or a report cancels it first in a real run, so the race is not staged",
+		"cancelling --finished--> canceled": "the browser completing a download between webcodex's cancel and the browser accepting it: a race a " +
+			"real run cannot land on cue without timing assertions",
 	},
 	"process_lease": {
 		"free --acquire--> taking_over":    "needs a stale SingletonLock left by a dead process on this host: not staged by a real-browser test yet",

@@ -26,6 +26,7 @@ var pinnedExplorations = map[string]struct{ States, Steps int }{
 	"bridge_listener":       {3, 6},
 	"bridge_socket":         {4, 12},
 	"mcp_session":           {4, 12},
+	"download":              {7, 36},
 }
 
 func TestExplorationCountsPinned(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/mcpsession"
+	"github.com/webcodex/webcodex/netguard"
 	"github.com/webcodex/webcodex/reconnect"
 )
 
@@ -40,6 +41,7 @@ func Machines() []fsm.Described {
 		bridge.ListenerSpec,
 		bridge.SocketSpec,
 		mcpsession.Spec,
+		netguard.DownloadSpec,
 	}
 }
 

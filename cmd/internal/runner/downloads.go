@@ -141,7 +141,7 @@ func (r *Runner) Downloads(ctx context.Context, req localapi.DownloadsRequest) (
 func downloadInfos(list []netguard.Download) []localapi.DownloadInfo {
 	out := make([]localapi.DownloadInfo, 0, len(list))
 	for _, d := range list {
-		out = append(out, localapi.DownloadInfo{ID: d.ID, FileName: d.FileName, State: d.State, ReceivedBytes: d.Received, TotalBytes: d.Total, Reason: d.Reason})
+		out = append(out, localapi.DownloadInfo{ID: d.ID, FileName: d.FileName, State: string(d.State), ReceivedBytes: d.Received, TotalBytes: d.Total, Reason: d.Reason})
 	}
 	return out
 }

@@ -110,7 +110,7 @@ func TestDownloadsJailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := list.Downloads[0]
-	if d.State != netguard.StateCompleted || d.FileName != "report.txt" || d.ReceivedBytes != int64(len(report)) {
+	if d.State != string(netguard.DownloadCompleted) || d.FileName != "report.txt" || d.ReceivedBytes != int64(len(report)) {
 		t.Fatalf("download = %+v, want report.txt completed with %d bytes", d, len(report))
 	}
 	jail := ob.dl.Dir()
@@ -137,7 +137,7 @@ func TestDownloadsJailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if big := list.Downloads[1]; big.State != netguard.StateCanceled || big.Reason != netguard.ReasonOverCap || big.FileName != "big.bin" {
+	if big := list.Downloads[1]; big.State != string(netguard.DownloadCanceled) || big.Reason != netguard.ReasonOverCap || big.FileName != "big.bin" {
 		t.Fatalf("over-bound download = %+v, want canceled over_cap", big)
 	}
 	eventuallyT(t, 10*time.Second, "the cancelled file is removed", func() bool {
@@ -176,6 +176,28 @@ func TestDownloadsJailed(t *testing.T) {
 	})
 	if _, err := r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, ID: "d3", WaitMS: 20000}); err != nil {
 		t.Fatal(err)
+	}
+	if got, _ := os.ReadDir(jail); len(got) != 1 {
+		t.Fatalf("jail holds %d files before close, want the unsaved one", len(got))
+	}
+
+	// A completed file that went from the jail behind webcodex's back is
+	// reported gone on save, and listed cancelled (file_missing).
+	click("Get report")
+	list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, ID: "d4", WaitMS: 20000})
+	if err != nil || len(list.Downloads) != 4 || list.Downloads[3].State != string(netguard.DownloadCompleted) {
+		t.Fatalf("the third copy = %+v, %v; want d4 completed", list.Downloads, err)
+	}
+	gone, _, _, _ := ob.dl.List("d4")
+	if err := os.Remove(filepath.Join(jail, gone[3].GUID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SaveDownload(ctx, localapi.SaveDownloadRequest{Browser: b.ID, ID: "d4", Dir: keep}); !fsm.IsCode(err, fsm.NotFound) {
+		t.Fatalf("save of a file gone from the jail = %v, want not_found", err)
+	}
+	list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, ID: "d4"})
+	if d := list.Downloads[3]; err != nil || d.State != string(netguard.DownloadCanceled) || d.Reason != netguard.ReasonFileError {
+		t.Fatalf("a download whose file went = %+v, %v; want canceled, file_missing", d, err)
 	}
 	if got, _ := os.ReadDir(jail); len(got) != 1 {
 		t.Fatalf("jail holds %d files before close, want the unsaved one", len(got))
@@ -372,7 +394,7 @@ func TestParallelDownloadsAreBounded(t *testing.T) {
 	<-sampled
 	refused := 0
 	for _, d := range list.Downloads {
-		if d.State != netguard.StateCanceled || (d.Reason != netguard.ReasonOverCap && d.Reason != netguard.ReasonJailFull) {
+		if d.State != string(netguard.DownloadCanceled) || (d.Reason != netguard.ReasonOverCap && d.Reason != netguard.ReasonJailFull) {
 			t.Errorf("download %+v: want canceled, over_cap or jail_full", d)
 		}
 		if d.Reason == netguard.ReasonJailFull {
