@@ -7,13 +7,19 @@
 //	func TestMain(m *testing.M) { os.Exit(tracecheck.Main(m)) }
 //
 // and a test names itself as the taker of the edges its run fires with
-// [Track]. Production code never imports this package.
+// [Track]. A complete run of a package whose edge coverage is committed
+// (spec/coverage) also checks that recording: an edge it credits to the
+// package that the run did not take fails the run. Production code never
+// imports this package.
 package tracecheck
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,6 +117,12 @@ func Main(m Tests) int {
 			code = 1
 		}
 	}
+	if code == 0 && complete() {
+		if err := checkRecording(); err != nil {
+			fmt.Fprintln(os.Stderr, "edge coverage:", err)
+			code = 1
+		}
+	}
 	if dir := os.Getenv(CoverageEnv); dir != "" {
 		if err := writeCoverage(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "edge coverage:", err)
@@ -178,11 +190,85 @@ func writeCoverage(dir string) error {
 		return err
 	}
 	wd, _ := os.Getwd()
-	name := strings.ReplaceAll(strings.TrimPrefix(wd, moduleRoot(wd)), string(filepath.Separator), "_")
-	if name == "" {
-		name = "root"
+	return os.WriteFile(filepath.Join(dir, packageName(wd)+".json"), buf.Bytes(), 0o644)
+}
+
+// complete reports whether this run ran every test of the package: no
+// -run or -skip filter, not -short (which skips the real-browser tests).
+func complete() bool {
+	for _, name := range []string{"test.run", "test.skip"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			return false
+		}
 	}
-	return os.WriteFile(filepath.Join(dir, strings.TrimPrefix(name, "_")+".json"), buf.Bytes(), 0o644)
+	return !testing.Short()
+}
+
+// recordingDir is where the committed edge coverage lives, from the module
+// root.
+const recordingDir = "spec/coverage"
+
+// checkRecording checks the package's committed edge coverage against the
+// run that just ended: every edge the recording says this package's tests
+// take must have been taken by this run, so spec/edge-coverage.md never
+// credits a test with an edge it no longer takes. Edges this run took that
+// the recording lacks are only reported: `make edge-coverage` adds them.
+func checkRecording() error {
+	wd, _ := os.Getwd()
+	data, err := os.ReadFile(filepath.Join(moduleRoot(wd), recordingDir, packageName(wd)+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // no committed recording for this package
+	}
+	if err != nil {
+		return err
+	}
+	var recorded Coverage
+	if err := json.Unmarshal(data, &recorded); err != nil {
+		return fmt.Errorf("%s: %w", packageName(wd), err)
+	}
+	rec.mu.Lock()
+	missing, extra := compareRecording(recorded, Coverage(rec.taken))
+	rec.mu.Unlock()
+	if len(extra) > 0 {
+		fmt.Fprintf(os.Stderr, "edge coverage: this run took %d edge(s) the committed recording lacks (make edge-coverage adds them):\n  %s\n", len(extra), strings.Join(extra, "\n  "))
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the committed recording (%s) credits this package with %d edge(s) this complete run did not take; fix the test or re-record with make edge-coverage:\n  %s",
+			recordingDir, len(missing), strings.Join(missing, "\n  "))
+	}
+	return nil
+}
+
+// compareRecording returns the edges recorded but not taken (with the tests
+// the recording names) and those taken but not recorded, sorted.
+func compareRecording(recorded, taken Coverage) (missing, extra []string) {
+	for m, edges := range recorded {
+		for e, who := range edges {
+			if len(taken[m][e]) == 0 {
+				missing = append(missing, fmt.Sprintf("%s: %s (recorded for %s)", m, e, strings.Join(who, ", ")))
+			}
+		}
+	}
+	for m, edges := range taken {
+		for e := range edges {
+			if len(recorded[m][e]) == 0 {
+				extra = append(extra, m+": "+e)
+			}
+		}
+	}
+	slices.Sort(missing)
+	slices.Sort(extra)
+	return missing, extra
+}
+
+// packageName names a package's recording: its directory from the module
+// root with separators as underscores ("cmd_internal_runner").
+func packageName(wd string) string {
+	name := strings.TrimPrefix(strings.ReplaceAll(strings.TrimPrefix(wd, moduleRoot(wd)), string(filepath.Separator), "_"), "_")
+	if name == "" {
+		return "root"
+	}
+	return name
 }
 
 // moduleRoot finds the directory holding go.mod above wd.

@@ -3,6 +3,7 @@ package tracecheck
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,5 +42,37 @@ func TestCheckCatchesATraceThatLeftTheDeclaration(t *testing.T) {
 	rec.mu.Unlock()
 	if len(who) == 0 || who[0] != t.Name() {
 		t.Fatalf("edge taken by %v, want %s", who, t.Name())
+	}
+}
+
+// TestCompareRecording: an edge the committed recording credits to the
+// package but the run did not take is missing (naming who the recording
+// says took it); an edge the run took beyond the recording is extra.
+func TestCompareRecording(t *testing.T) {
+	recorded := Coverage{
+		"gate":   {"open --acquire--> held": {"TestA"}, "held --release--> open": {"TestA", "TestB"}},
+		"ledger": {"pending --dispatch--> dispatched": {"TestC"}},
+	}
+	taken := Coverage{
+		"gate":    {"open --acquire--> held": {"TestA"}, "held --close--> draining": {"TestD"}},
+		"ledger":  {"pending --dispatch--> dispatched": {"TestE"}},
+		"offered": {"offered --consume--> consumed": {"TestF"}},
+	}
+	missing, extra := compareRecording(recorded, taken)
+	if want := []string{"gate: held --release--> open (recorded for TestA, TestB)"}; !slices.Equal(missing, want) {
+		t.Errorf("missing = %q, want %q", missing, want)
+	}
+	if want := []string{"gate: held --close--> draining", "offered: offered --consume--> consumed"}; !slices.Equal(extra, want) {
+		t.Errorf("extra = %q, want %q", extra, want)
+	}
+	if m, e := compareRecording(recorded, recorded); len(m)+len(e) != 0 {
+		t.Errorf("a run equal to its recording: missing %q, extra %q", m, e)
+	}
+}
+
+func TestPackageName(t *testing.T) {
+	wd, _ := os.Getwd()
+	if got := packageName(wd); got != "internal_tracecheck" {
+		t.Fatalf("packageName = %q, want internal_tracecheck", got)
 	}
 }
