@@ -52,6 +52,9 @@ var (
 	consentPkgs   = []string{"./consent", "./spec"}
 	reconnectPkgs = []string{"./reconnect", "./spec"}
 	leasePkgs     = []string{"./lease", "./spec"}
+	// The MCP session's declaration: the server's own package builds the
+	// whole binary for its tests, so the table beside the declaration kills.
+	mcpsessionPkgs = []string{"./mcpsession", "./spec"}
 	// The checker's own bugs: its self-tests (seeded declarations at every
 	// step, the pinned toy exploration) must kill them without the machines.
 	fsmPkgs = []string{"./fsm"}
@@ -189,6 +192,11 @@ var mutations = []mutation{
 		[]patch{{"type HoverIn struct {\n\tOnPage\n\tElement\n\tKeyed\n}", "type HoverIn struct {\n\tOnPage\n\tElement\n}"}}, opPkgs},
 	{"op: the probe cannot pass slowly", "a parameter dropped on the way", "cmd/internal/op/actions.go",
 		[]patch{{"\tSlowly bool     `json:\"slowly,omitempty\"`\n\tKeys", "\tKeys"}}, opPkgs},
+	{"shared tab: an ended share keeps its pages", "dropped effect", "lease/sharedtab.go",
+		[]patch{{"{From: AttachReady, On: AttachSocketLost, To: AttachLost, Effect: EffectRetirePages},", "{From: AttachReady, On: AttachSocketLost, To: AttachLost},"},
+			{"Effects:      []fsm.Effect{EffectRetirePages, EffectDetachDebugger},", "Effects:      []fsm.Effect{EffectDetachDebugger},"}}, leasePkgs},
+	{"mcp session: the client goes and the session's end never runs", "dropped effect", "mcpsession/spec.go",
+		[]patch{{"{From: Serving, On: End, To: Closing, Effect: EffectEndSession},", "{From: Serving, On: End, To: Closing},"}}, mcpsessionPkgs},
 }
 
 type result struct {
