@@ -15,6 +15,7 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -43,7 +44,7 @@ func TestAttachFixedPort(t *testing.T) {
 	// (a tab still committing is refused like an unknown page): the read is
 	// retried until the committed page answers, within a bound.
 	var rd localapi.ReadResult
-	eventuallyT(t, 10*time.Second, "the tab is read", func() bool {
+	waitfor.Until(t, 10*time.Second, "the tab is read", func() bool {
 		var err error
 		rd, err = h.r.Read(ctx, localapi.ReadRequest{Page: tab})
 		h.record(rd, err)
@@ -53,7 +54,7 @@ func TestAttachFixedPort(t *testing.T) {
 	// A cut socket: the reconnect re-proves the owner on the live socket.
 	b, _ := h.r.browser(res.Browser.ID)
 	h.dial.cut()
-	eventuallyT(t, 15*time.Second, "reconnected on generation 2", func() bool { return b.gens.Current() == 2 && b.state() == "ready" })
+	waitfor.Until(t, 15*time.Second, "reconnected on generation 2", func() bool { return b.gens.Current() == 2 && b.state() == "ready" })
 	pages, err := h.r.Pages(ctx, localapi.BrowserRequest{Browser: b.id})
 	h.record(pages, err)
 	if err != nil {

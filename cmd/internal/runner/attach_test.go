@@ -20,6 +20,7 @@ import (
 	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 	"github.com/webcodex/webcodex/reconnect"
 )
@@ -404,7 +405,7 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 	}
 	h.dial.cut()
 	// The watcher reconnects by itself: a new generation, one new socket.
-	eventuallyT(t, 15*time.Second, "reconnected on generation 2", func() bool { return b.gens.Current() == 2 && b.state() == "ready" })
+	waitfor.Until(t, 15*time.Second, "reconnected on generation 2", func() bool { return b.gens.Current() == 2 && b.state() == "ready" })
 	if h.r.handshakes != hs+1 {
 		t.Fatalf("reconnect opened %d sockets, want 1", h.r.handshakes-hs)
 	}
@@ -440,7 +441,7 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 			gens <- res.Generation
 		}()
 	}
-	eventuallyT(t, 10*time.Second, "every request joined one flight", func() bool { return coordOf(b).Joined() >= n-1 })
+	waitfor.Until(t, 10*time.Second, "every request joined one flight", func() bool { return coordOf(b).Joined() >= n-1 })
 	h.dial.mu.Lock()
 	h.dial.hold = nil
 	h.dial.mu.Unlock()
@@ -462,7 +463,7 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 	// would also count how late a loaded machine noticed the cut).
 	h.dial.failing.Store(true)
 	h.dial.cut()
-	eventuallyT(t, 40*time.Second, "reconnect exhausted", func() bool { return b.state() == "lost" })
+	waitfor.Until(t, 40*time.Second, "reconnect exhausted", func() bool { return b.state() == "lost" })
 	if coordOf(b).State() != "exhausted" {
 		t.Fatalf("reconnect state %s, want exhausted", coordOf(b).State())
 	}
@@ -487,7 +488,7 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 func (h *harness) waitShows(page, want string) {
 	h.t.Helper()
 	ctx := context.Background()
-	eventuallyT(h.t, 10*time.Second, "the tab shows "+want, func() bool {
+	waitfor.Until(h.t, 10*time.Second, "the tab shows "+want, func() bool {
 		p, err := h.r.readablePage(ctx, page)
 		if err != nil {
 			return false
@@ -495,18 +496,6 @@ func (h *harness) waitShows(page, want string) {
 		id, err := p.surf.Identity(ctx)
 		return err == nil && id.URL == want
 	})
-}
-
-func eventuallyT(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	d = slow.Scale(d)
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, d)
-		}
-		time.Sleep(10 * time.Millisecond) // polling state owned by another goroutine
-	}
 }
 
 // privacyScan checks no log line, result or error names the endpoint's port,

@@ -20,6 +20,7 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/internal/tracecheck"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -31,17 +32,6 @@ const bridgeWait = 45 * time.Second
 // again: past the 30 s after which Chrome stops an extension's service
 // worker that holds no native port (CHROMIUM-FACTS.md).
 const sharedIdle = 60 * time.Second
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(bridgeWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond) // polled: the condition crosses processes
-	}
-}
 
 // TestExtensionBridgeEndToEnd installs the bridge into a test profile,
 // loads the unpacked extension in headless Chromium, shares a fixture tab
@@ -100,7 +90,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	t.Cleanup(pageSrv.Close)
 
 	eb := chromiumtest.StartWithExtension(t, udd, state)
-	waitFor(t, "the popup's state line", func() bool { return eb.Popup("status", 1)["state"] == "not shared" })
+	waitfor.Until(t, bridgeWait, "the popup's state line", func() bool { return eb.Popup("status", 1)["state"] == "not shared" })
 	tab, targetID := eb.OpenTab(pageSrv.URL+"/checkout", "Checkout")
 	if got := eb.Popup("share", tab); got["ok"] != true || got["state"] != "waiting for attach" {
 		t.Fatalf("Share = %v", got)
@@ -111,7 +101,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 
 	ctx := context.Background()
 	var offer localapi.BridgeOffer
-	waitFor(t, "the offer", func() bool {
+	waitfor.Until(t, bridgeWait, "the offer", func() bool {
 		d, err := r.Discover(ctx, struct{}{})
 		if err != nil || !d.ExtensionBridge || len(d.Offers) != 1 {
 			return false
@@ -206,7 +196,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 		t.Fatalf("Revoke = %v", got)
 	}
 	var bi localapi.BrowserInfo
-	waitFor(t, "the Runner to report the revoke", func() bool {
+	waitfor.Until(t, bridgeWait, "the Runner to report the revoke", func() bool {
 		st, _ := r.Status(ctx)
 		for _, b := range st.Browsers {
 			if b.ID == att.Browser.ID {
@@ -221,7 +211,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	if _, err := r.Snapshot(ctx, localapi.SnapshotRequest{Page: page}); err == nil {
 		t.Fatal("a revoked tab was still driven")
 	}
-	waitFor(t, "the debugger to leave the tab", func() bool { return !eb.DebuggerAttached(targetID) })
+	waitfor.Until(t, bridgeWait, "the debugger to leave the tab", func() bool { return !eb.DebuggerAttached(targetID) })
 
 	// Share again: closing the browser on the Runner's side detaches the
 	// debugger and never closes the person's tab.
@@ -229,7 +219,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 		t.Fatalf("Share after revoke = %v", got)
 	}
 	var again localapi.BridgeOffer
-	waitFor(t, "the new offer", func() bool {
+	waitfor.Until(t, bridgeWait, "the new offer", func() bool {
 		d, _ := r.Discover(ctx, struct{}{})
 		if len(d.Offers) != 1 || d.Offers[0].ID == offer.ID {
 			return false
@@ -245,7 +235,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	if err != nil || cl.Teardown != "detached" {
 		t.Fatalf("close = %+v, %v", cl, err)
 	}
-	waitFor(t, "the debugger to leave after close", func() bool { return !eb.DebuggerAttached(targetID) })
+	waitfor.Until(t, bridgeWait, "the debugger to leave after close", func() bool { return !eb.DebuggerAttached(targetID) })
 	if got := eb.Popup("status", tab)["state"]; got != "not shared" {
 		t.Fatalf("popup says %v after the Runner closed its browser", got)
 	}
@@ -255,8 +245,8 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 
 	// Closing the Runner ends the native host; the extension says so.
 	shutdown()
-	waitFor(t, "the native host to exit", func() bool { return !chromiumtest.ProcessRunning(host) })
-	waitFor(t, "the popup to show disconnected", func() bool { return eb.Popup("status", tab)["state"] == "disconnected" })
+	waitfor.Until(t, bridgeWait, "the native host to exit", func() bool { return !chromiumtest.ProcessRunning(host) })
+	waitfor.Until(t, bridgeWait, "the popup to show disconnected", func() bool { return eb.Popup("status", tab)["state"] == "disconnected" })
 
 	// Nothing secret or locating reached the Runner's log.
 	u, _ := url.Parse(pageSrv.URL)

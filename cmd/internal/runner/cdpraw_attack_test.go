@@ -15,6 +15,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // origins3 serves the three origins of the raw CDP attack tests: an allowed
@@ -149,7 +150,7 @@ func TestRawCDPUnderAnAllowlistNeverReachesDeniedFrames(t *testing.T) {
 // says the denied frames must load (a person's browser); left is the
 // refusal once the page went to the denied origin.
 func attackRawCDP(t *testing.T, h *harness, o *origins3, page string, framesLoad bool, left fsm.Code) {
-	eventuallyT(t, 20*time.Second, "the allowed page loaded with its frames", func() bool {
+	waitfor.Until(t, 20*time.Second, "the allowed page loaded with its frames", func() bool {
 		loaded := strings.Contains(evalRaw(t, h, page, `document.readyState`), "complete")
 		if framesLoad {
 			loaded = loaded && strings.Contains(o.sameSite.log(), "GET /frame") && strings.Contains(o.crossSite.log(), "GET /frame")
@@ -260,7 +261,7 @@ func attackRawCDP(t *testing.T, h *harness, o *origins3, page string, framesLoad
 	deniedPage := o.sameSiteURL + "/visited"
 	leave, _ := json.Marshal(map[string]any{"expression": fmt.Sprintf("location.href = %q; 1", deniedPage), "returnByValue": true})
 	attempt("Runtime.evaluate", string(leave), "")
-	eventuallyT(t, 20*time.Second, "the page leaves the allowlist", func() bool {
+	waitfor.Until(t, 20*time.Second, "the page leaves the allowlist", func() bool {
 		_, err := rawCDP(h, p.ID, "Runtime.evaluate", `{"expression":"1"}`)
 		return fsm.IsCode(err, left)
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // objectHandles are what a by-value answer never holds.
@@ -52,7 +53,7 @@ func TestRawEvaluateUnderAnAllowlistIsByValueOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventuallyT(t, 20*time.Second, "the allowed page loaded", func() bool {
+	waitfor.Until(t, 20*time.Second, "the allowed page loaded", func() bool {
 		return strings.Contains(evalRaw(t, h, p.ID, `document.readyState`), "complete")
 	})
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -222,7 +223,7 @@ func TestATSPIConsentUnderXvfb(t *testing.T) {
 	watcher := platform.NewPromptUI(env) // the test's own eyes on the accessibility bus
 	t.Cleanup(func() { watcher.Close() })
 	decoyStatus := decoy.holdHandshake(t)
-	eventuallyT(t, 20*time.Second, "the decoy's own prompt is up", func() bool { return provenPrompts(t, watcher, decoy.fp) == 1 })
+	waitfor.Until(t, 20*time.Second, "the decoy's own prompt is up", func() bool { return provenPrompts(t, watcher, decoy.fp) == 1 })
 
 	req := localapi.AttachRequest{ProfileDir: c.profile, Allow: []string{srv.URL}, PressPrompt: true}
 	ctx := context.Background()

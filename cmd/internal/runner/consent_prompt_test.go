@@ -26,6 +26,7 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/testlock"
 	"github.com/webcodex/webcodex/internal/tracecheck"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -73,18 +74,13 @@ func startHeadedChrome(t *testing.T, x *xScreen, url string, o headedOptions) *h
 	// The server listens on a fixed port: it must be free, or the browser
 	// would come up without one. Another run of this test may hold it for
 	// a while.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	waitfor.Until(t, 60*time.Second, fmt.Sprintf("port %d free (chrome://inspect remote debugging listens only there)", userEnabledPort), func() bool {
 		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", userEnabledPort))
 		if err == nil {
 			ln.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("port %d stayed taken for 60s; chrome://inspect remote debugging listens only there: %v", userEnabledPort, err)
-		}
-		time.Sleep(200 * time.Millisecond) // polling for the port to be free
-	}
+		return err == nil
+	})
 
 	root := t.TempDir()
 	profile := filepath.Join(root, "profile")
@@ -137,26 +133,25 @@ func startHeadedChrome(t *testing.T, x *xScreen, url string, o headedOptions) *h
 		reapByTMPDIR(t, tmp)
 	})
 
-	deadline = time.Now().Add(30 * time.Second)
-	for {
-		if port, _, err := platform.ReadDevToolsActivePort(profile); err == nil {
-			ap := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port))
-			if pid, err := platform.ListenerOwner(ap); err == nil && pid == c.pid {
-				c.port = port
-				break
-			}
-		}
+	// Polling a file another process writes.
+	waitfor.Until(t, 30*time.Second, "the profile's remote debugging setting starts its server", func() bool {
 		select {
 		case <-exited:
 			out, _ := os.ReadFile(logFile.Name())
 			t.Fatalf("Chromium exited during start-up:\n%s", tail(out, 2000))
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the profile's remote debugging setting started no server within 30s")
+		port, _, err := platform.ReadDevToolsActivePort(profile)
+		if err != nil {
+			return false
 		}
-		time.Sleep(50 * time.Millisecond) // polling a file another process writes
-	}
+		ap := netip.AddrPortFrom(netip.AddrFrom4([4]byte{127, 0, 0, 1}), uint16(port))
+		if pid, err := platform.ListenerOwner(ap); err == nil && pid == c.pid {
+			c.port = port
+			return true
+		}
+		return false
+	})
 	if c.port != userEnabledPort {
 		t.Fatalf("the user-enabled server listens on another port than %d", userEnabledPort)
 	}
@@ -226,13 +221,8 @@ func reapByTMPDIR(t *testing.T, tmp string) {
 	for _, pid := range tagged() {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(tagged()) > 0 {
-		if time.Now().After(deadline) {
-			t.Errorf("browser helpers outside its group survive SIGKILL")
-			return
-		}
-		time.Sleep(20 * time.Millisecond) // polling /proc
+	if !waitfor.Start(5 * time.Second).Wait(func() bool { return len(tagged()) == 0 }) { // polling /proc
+		t.Errorf("browser helpers outside its group survive SIGKILL")
 	}
 }
 
@@ -363,15 +353,9 @@ func waitPrompt(t *testing.T, x *xScreen, c *headedChrome, attach <-chan attachO
 // waitNoPrompt polls until the dialog is gone.
 func waitNoPrompt(t *testing.T, x *xScreen, c *headedChrome, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		if _, ok := findPrompt(x.shot(t), c.win); !ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Chrome's prompt still up after %s (screen: %s)", d, x.saveShot(t, "prompt-stays"))
-		}
-		time.Sleep(50 * time.Millisecond) // polling the framebuffer
+	// Polling the framebuffer.
+	if !waitfor.Start(d).Wait(func() bool { _, ok := findPrompt(x.shot(t), c.win); return !ok }) {
+		t.Fatalf("Chrome's prompt still up after %s (screen: %s)", d, x.saveShot(t, "prompt-stays"))
 	}
 }
 

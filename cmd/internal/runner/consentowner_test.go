@@ -8,6 +8,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // TestConsentAttemptCancelledWithItsSession: the caller of an approved
@@ -31,7 +32,7 @@ func TestConsentAttemptCancelledWithItsSession(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { _, err := h.r.Attach(ctx, req); done <- err }()
-	eventuallyT(t, 10*time.Second, "the attempt dialed", func() bool { return h.dial.dials.Load() > before })
+	waitfor.Until(t, 10*time.Second, "the attempt dialed", func() bool { return h.dial.dials.Load() > before })
 	cancel()
 	err = <-done
 	if !fsm.IsCode(err, fsm.AttachmentLost) || !errors.Is(err, context.Canceled) {

@@ -21,6 +21,7 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/netguard"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -93,7 +94,7 @@ func TestDownloadsJailed(t *testing.T) {
 
 	click("Get report")
 	var list localapi.DownloadsResult
-	eventuallyT(t, 20*time.Second, "the download is listed", func() bool {
+	waitfor.Until(t, 20*time.Second, "the download is listed", func() bool {
 		list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID})
 		return err == nil && len(list.Downloads) == 1
 	})
@@ -140,7 +141,7 @@ func TestDownloadsJailed(t *testing.T) {
 	if big := list.Downloads[1]; big.State != string(netguard.DownloadCanceled) || big.Reason != netguard.ReasonOverCap || big.FileName != "big.bin" {
 		t.Fatalf("over-bound download = %+v, want canceled over_cap", big)
 	}
-	eventuallyT(t, 10*time.Second, "the cancelled file is removed", func() bool {
+	waitfor.Until(t, 10*time.Second, "the cancelled file is removed", func() bool {
 		got, _ := os.ReadDir(jail)
 		return len(got) == 1
 	})
@@ -170,7 +171,7 @@ func TestDownloadsJailed(t *testing.T) {
 
 	// A second copy stays in the jail, unsaved: it goes with the browser.
 	click("Get report")
-	eventuallyT(t, 20*time.Second, "the second download is listed", func() bool {
+	waitfor.Until(t, 20*time.Second, "the second download is listed", func() bool {
 		l, err := r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID})
 		return err == nil && len(l.Downloads) == 3
 	})
@@ -240,7 +241,7 @@ func TestDownloadsWaitBound(t *testing.T) {
 	if _, err := runAct(ctx, h.r, op.Click, clickOn(p.ID, localapi.Target{Role: "link", Name: "Get big"})); err != nil {
 		t.Fatal(err)
 	}
-	eventuallyT(t, 20*time.Second, "the download is listed", func() bool {
+	waitfor.Until(t, 20*time.Second, "the download is listed", func() bool {
 		l, err := h.r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID})
 		return err == nil && len(l.Downloads) == 1
 	})
@@ -269,7 +270,7 @@ func TestManagedDownloadsGoAtClose(t *testing.T) {
 	if _, err := runAct(ctx, h.r, op.Click, clickOn(p.ID, localapi.Target{Role: "link", Name: "Get report"})); err != nil {
 		t.Fatal(err)
 	}
-	eventuallyT(t, 20*time.Second, "the download is listed", func() bool {
+	waitfor.Until(t, 20*time.Second, "the download is listed", func() bool {
 		l, err := h.r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID})
 		return err == nil && len(l.Downloads) == 1
 	})
@@ -413,7 +414,7 @@ func TestParallelDownloadsAreBounded(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("a cancelled download's request never ended")
 	}
-	eventuallyT(t, 10*time.Second, "the jail is emptied", func() bool {
+	waitfor.Until(t, 10*time.Second, "the jail is emptied", func() bool {
 		got, _ := os.ReadDir(jail)
 		return len(got) == 0
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/slow"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // journal counts every effect the page reports to its server, by kind. An
@@ -120,7 +121,7 @@ func TestCutSocketDuringEffects(t *testing.T) {
 	h.waitShows(page, srv.URL+"/")
 
 	waitGen := func(g uint64) {
-		eventuallyT(t, 20*time.Second, fmt.Sprintf("reconnected to generation %d", g), func() bool {
+		waitfor.Until(t, 20*time.Second, fmt.Sprintf("reconnected to generation %d", g), func() bool {
 			return uint64(b.gens.Current()) == g && b.state() == "ready"
 		})
 	}
@@ -138,7 +139,7 @@ func TestCutSocketDuringEffects(t *testing.T) {
 		release := j.hold(t)
 		done := make(chan error, 1)
 		go func() { done <- action.run(ctx, h.r, page, "") }()
-		eventuallyT(t, 10*time.Second, kind+" reached the page", func() bool {
+		waitfor.Until(t, 10*time.Second, kind+" reached the page", func() bool {
 			select {
 			case err := <-done:
 				t.Fatalf("%s returned before the cut: %v", kind, err)

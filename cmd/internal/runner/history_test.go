@@ -14,6 +14,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // TestHistoryKeepsTheGate: back, forward and reload move the tab and read
@@ -75,7 +76,7 @@ func TestHistoryKeepsTheGate(t *testing.T) {
 	if _, err := h.r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "location.href = " + strconv.Quote(deniedURL) + "; 1"}); err != nil && !fsm.IsCode(err, fsm.BindingStale) {
 		t.Fatal(err)
 	}
-	eventuallyT(t, 10*time.Second, "the page is unreadable after leaving the list", func() bool {
+	waitfor.Until(t, 10*time.Second, "the page is unreadable after leaving the list", func() bool {
 		_, err := h.r.Read(ctx, localapi.ReadRequest{Page: p.ID})
 		return fsm.IsCode(err, fsm.OriginDenied)
 	})
@@ -134,7 +135,7 @@ func TestHistoryWithinTheDocument(t *testing.T) {
 	if err != nil || nav.URL != srv.URL+"/app#one" {
 		t.Fatalf("back within the document = %+v, %v", nav, err)
 	}
-	eventuallyT(t, 10*time.Second, "the page saw popstate", func() bool {
+	waitfor.Until(t, 10*time.Second, "the page saw popstate", func() bool {
 		rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: p.ID})
 		return err == nil && rd.Text == "#one"
 	})

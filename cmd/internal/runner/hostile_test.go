@@ -16,6 +16,7 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -124,7 +125,7 @@ func TestHostilePageCostsOnlyItself(t *testing.T) {
 	}
 	flood := time.Since(start)
 	var log localapi.DiagResult
-	eventuallyT(t, 20*time.Second, "the message after the flood is logged", func() bool {
+	waitfor.Until(t, 20*time.Second, "the message after the flood is logged", func() bool {
 		var err error
 		log, err = r.Console(ctx, localapi.DiagRequest{Page: hos.ID})
 		if err != nil {
@@ -289,7 +290,7 @@ func TestStoppedBrowserAnswersInTime(t *testing.T) {
 	}
 
 	resume()
-	eventuallyT(t, 20*time.Second, "the resumed browser answers", func() bool {
+	waitfor.Until(t, 20*time.Second, "the resumed browser answers", func() bool {
 		_, err := r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "1"})
 		return err == nil
 	})
@@ -317,7 +318,7 @@ func TestKilledBrowserIsShownLost(t *testing.T) {
 	if err := syscall.Kill(procOf(b).PID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	eventuallyT(t, 20*time.Second, "the killed browser is lost", func() bool {
+	waitfor.Until(t, 20*time.Second, "the killed browser is lost", func() bool {
 		return browserState(t, r, bi.ID).State == string(lease.AttachLost)
 	})
 	if st := browserState(t, r, bi.ID); st.LostReason != "crashed" {
@@ -329,7 +330,7 @@ func TestKilledBrowserIsShownLost(t *testing.T) {
 	if _, err := r.Open(ctx, localapi.OpenRequest{Browser: bi.ID}); !fsm.IsCode(err, fsm.AttachmentLost) {
 		t.Errorf("open a page in a lost browser = %v, want %s", err, fsm.AttachmentLost)
 	}
-	eventuallyT(t, 20*time.Second, "the lost browser's process group is reaped", func() bool { return !platform.GroupAlive(procOf(b).PGID()) })
+	waitfor.Until(t, 20*time.Second, "the lost browser's process group is reaped", func() bool { return !platform.GroupAlive(procOf(b).PGID()) })
 	if _, err := r.Close(ctx, localapi.BrowserRequest{Browser: bi.ID}); err != nil {
 		t.Fatalf("close a lost browser: %v", err)
 	}

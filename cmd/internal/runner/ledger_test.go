@@ -8,6 +8,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // TestRepeatedKeyAfterCutSocket repeats a click, a type and a navigation
@@ -31,7 +32,7 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 	cutAndReconnect := func() {
 		g := uint64(b.gens.Current()) + 1
 		h.dial.cut()
-		eventuallyT(t, 20*time.Second, fmt.Sprintf("reconnected to generation %d", g), func() bool {
+		waitfor.Until(t, 20*time.Second, fmt.Sprintf("reconnected to generation %d", g), func() bool {
 			return uint64(b.gens.Current()) == g && b.state() == "ready"
 		})
 	}
@@ -49,7 +50,7 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 		release := j.hold(t)
 		done := make(chan error, 1)
 		go func() { done <- action.run(ctx, h.r, page, key) }()
-		eventuallyT(t, 10*time.Second, kind+" reached the page", func() bool {
+		waitfor.Until(t, 10*time.Second, kind+" reached the page", func() bool {
 			select {
 			case err := <-done:
 				t.Fatalf("%s returned before the cut: %v", kind, err)
@@ -64,7 +65,7 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 		if !fsm.IsCode(err, fsm.OutcomeUnknown) {
 			t.Fatalf("%s with its ack lost = %v, want %s", kind, err, fsm.OutcomeUnknown)
 		}
-		eventuallyT(t, 20*time.Second, fmt.Sprintf("reconnected to generation %d", g), func() bool {
+		waitfor.Until(t, 20*time.Second, fmt.Sprintf("reconnected to generation %d", g), func() bool {
 			return uint64(b.gens.Current()) == g && b.state() == "ready"
 		})
 		// The same key, on the new connection's handle for the same tab:

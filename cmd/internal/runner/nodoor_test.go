@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -53,7 +54,7 @@ func TestOwnedBrowserListensNowhere(t *testing.T) {
 		if rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: pg.ID}); err != nil || rd.Text != "read over the pipe" {
 			t.Fatalf("%s: read = %+v, %v; want the page's text", bi.Mode, rd, err)
 		}
-		eventuallyT(t, 10*time.Second, "the page's title is listed", func() bool {
+		waitfor.Until(t, 10*time.Second, "the page's title is listed", func() bool {
 			pages, _ := h.r.Pages(ctx, localapi.BrowserRequest{Browser: bi.ID})
 			for _, pi := range pages {
 				if pi.ID == pg.ID && pi.Title == "pipe-owned" {

@@ -15,6 +15,7 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/tracecheck"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -38,13 +39,13 @@ func TestOwnedPipeLossTearsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.c().Close() // the pipe drops; the stopped browser lives on
-	eventuallyT(t, 30*time.Second, "the wedged browser is lost", func() bool {
+	waitfor.Until(t, 30*time.Second, "the wedged browser is lost", func() bool {
 		return browserState(t, r, bi.ID).State == string(lease.AttachLost)
 	})
 	if st := browserState(t, r, bi.ID); st.LostReason != "connection_lost" {
 		t.Errorf("lost browser: %+v, want lostReason connection_lost", st)
 	}
-	eventuallyT(t, 20*time.Second, "the wedged browser's group is reaped", func() bool { return !platform.GroupAlive(proc.PGID()) })
+	waitfor.Until(t, 20*time.Second, "the wedged browser's group is reaped", func() bool { return !platform.GroupAlive(proc.PGID()) })
 	if _, err := r.Reconnect(ctx, localapi.BrowserRequest{Browser: bi.ID}); !fsm.IsCode(err, fsm.RouteUnavailable) {
 		t.Errorf("Reconnect of an owned browser = %v, want %s", err, fsm.RouteUnavailable)
 	}

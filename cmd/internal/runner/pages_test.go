@@ -15,6 +15,7 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // TestNewTabsAreFollowed: a link that opens a new tab gives the agent a new
@@ -44,7 +45,7 @@ func TestNewTabsAreFollowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	var other string
-	eventuallyT(t, 10*time.Second, "the new tab is listed", func() bool {
+	waitfor.Until(t, 10*time.Second, "the new tab is listed", func() bool {
 		pages, _ := h.r.Pages(ctx, localapi.BrowserRequest{Browser: b.ID})
 		for _, pg := range pages {
 			if pg.URL == srv.URL+"/other" {
@@ -104,7 +105,7 @@ func TestOwnedAllowlist(t *testing.T) {
 	if _, err := h.r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "location.href = " + strconv.Quote(deniedURL) + "; 1"}); err != nil && !fsm.IsCode(err, fsm.BindingStale) {
 		t.Fatal(err)
 	}
-	eventuallyT(t, 10*time.Second, "the page is unreadable after leaving the list", func() bool {
+	waitfor.Until(t, 10*time.Second, "the page is unreadable after leaving the list", func() bool {
 		_, err := h.r.Read(ctx, localapi.ReadRequest{Page: p.ID})
 		return fsm.IsCode(err, fsm.OriginDenied)
 	})

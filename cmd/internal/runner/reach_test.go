@@ -19,6 +19,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/op"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // reachSecret is the token each denied server hands out; the agent must
@@ -150,7 +151,7 @@ Promise.allSettled(tries).then(() => fetch("/settled"));
 	if _, err := runAct(ctx, h.r, op.Click, clickOn(p.ID, localapi.Target{Role: "link", Name: "popup"})); err != nil {
 		t.Fatal(err)
 	}
-	eventuallyT(t, 20*time.Second, "the popup ends on its (blocked) URL", func() bool {
+	waitfor.Until(t, 20*time.Second, "the popup ends on its (blocked) URL", func() bool {
 		for _, u := range targetURLs(t, h.r, b.ID) {
 			if strings.HasPrefix(u, cross.crossSite()+"/popup") {
 				return true
@@ -160,7 +161,7 @@ Promise.allSettled(tries).then(() => fetch("/settled"));
 	})
 	// A redirect from the allowed origin to a denied one.
 	h.r.Goto(ctx, localapi.GotoRequest{Page: p.ID, URL: allowedURL + "/redirect"})
-	eventuallyT(t, 20*time.Second, "the redirect ends on its (blocked) URL", func() bool {
+	waitfor.Until(t, 20*time.Second, "the redirect ends on its (blocked) URL", func() bool {
 		for _, u := range targetURLs(t, h.r, b.ID) {
 			if strings.HasPrefix(u, same.sameSite()+"/redirected") {
 				return true
@@ -182,7 +183,7 @@ Promise.allSettled(tries).then(() => fetch("/settled"));
 		if err == nil && strings.Contains(fmt.Sprint(res.Value), reachSecret) {
 			t.Fatal("evaluate returned the denied page's secret")
 		}
-		eventuallyT(t, 20*time.Second, "the navigation ends on its (blocked) URL", func() bool {
+		waitfor.Until(t, 20*time.Second, "the navigation ends on its (blocked) URL", func() bool {
 			for _, u := range targetURLs(t, h.r, b.ID) {
 				if strings.HasPrefix(u, attempt.lands) {
 					return true

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -42,21 +42,16 @@ func TestSessionTableBindsOneProcessAndIsBounded(t *testing.T) {
 	if !tab.bind(r, "mcp-gone", gone) {
 		t.Fatal("a free slot is not reused")
 	}
-	deadline := time.Now().Add(4 * sessionPoll)
-	for {
+	// The watcher polls on its own ticker.
+	var n int
+	waitfor.Until(t, 4*sessionPoll, "the session of a process that is gone is ended", func() bool {
 		tab.mu.Lock()
+		defer tab.mu.Unlock()
 		_, still := tab.m["mcp-gone"]
-		n := len(tab.m)
-		tab.mu.Unlock()
-		if !still {
-			if n != maxSessions-1 {
-				t.Errorf("the watcher ended %d sessions, want only the one whose process is gone", maxSessions-n)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the session of a process that is gone was not ended")
-		}
-		time.Sleep(50 * time.Millisecond) // the watcher polls on its own ticker
+		n = len(tab.m)
+		return !still
+	})
+	if n != maxSessions-1 {
+		t.Errorf("the watcher ended %d sessions, want only the one whose process is gone", maxSessions-n)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // personTab is one tab of the person's browser as the person's own
@@ -99,7 +100,7 @@ func TestDetachClosesOnlyTheAgentsTabs(t *testing.T) {
 			t.Fatalf("click %s: %v", name, err)
 		}
 	}
-	eventuallyT(t, 10*time.Second, "both popups are open", func() bool {
+	waitfor.Until(t, 10*time.Second, "both popups are open", func() bool {
 		n := 0
 		for _, pt := range personTabs(t, u) {
 			if strings.HasSuffix(pt.url, "?popup") || strings.HasSuffix(pt.url, "?hidden") {
@@ -127,7 +128,7 @@ func TestDetachClosesOnlyTheAgentsTabs(t *testing.T) {
 
 	// The notice's title is the browser's once its static page has loaded.
 	var after []personTab
-	eventuallyT(t, 10*time.Second, "the handover notice is titled", func() bool {
+	waitfor.Until(t, 10*time.Second, "the handover notice is titled", func() bool {
 		after = personTabs(t, u)
 		for _, pt := range after {
 			if strings.HasPrefix(pt.url, "data:text/html") && pt.title == "webcodex handed over 1 tab" {

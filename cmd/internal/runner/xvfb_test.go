@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -100,7 +101,7 @@ func startXvfb(t *testing.T, width, height int) *xScreen {
 		t.Fatalf("Xvfb reported no display (%q): %s", n, out.String())
 	}
 	x := &xScreen{display: ":" + n, width: width, height: height, fbFile: filepath.Join(fbdir, "Xvfb_screen0")}
-	eventuallyT(t, 10*time.Second, "the X socket and framebuffer exist", func() bool {
+	waitfor.Until(t, 10*time.Second, "the X socket and framebuffer exist", func() bool {
 		_, err1 := os.Stat("/tmp/.X11-unix/X" + n)
 		_, err2 := os.Stat(x.fbFile)
 		return err1 == nil && err2 == nil
@@ -307,5 +308,5 @@ func reapByEnv(t *testing.T, entry string) {
 	for _, pid := range tagged() {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
-	eventuallyT(t, 5*time.Second, "the session bus's services are gone", func() bool { return len(tagged()) == 0 })
+	waitfor.Until(t, 5*time.Second, "the session bus's services are gone", func() bool { return len(tagged()) == 0 })
 }
