@@ -125,40 +125,9 @@ func (d *devtoolsPipes) closeAll() {
 // A port owned by another process is a [fsm.EndpointOwnerMismatch]
 // refusal. On failure nothing is left running and the TMPDIR is removed.
 func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
-	if opts.UserDataDir == "" {
-		return nil, fsm.Refuse(fsm.InvalidArgument, "a profile directory is required")
-	}
-	for _, a := range opts.ExtraArgs {
-		for _, r := range reservedFlags {
-			if a == r || strings.HasPrefix(a, r+"=") {
-				return nil, fsm.Refuse(fsm.InvalidArgument, "extra arguments may not set the profile or the debugging endpoint")
-			}
-		}
-	}
-	if opts.PrivateNetwork && opts.DebuggingPort {
-		return nil, fsm.Refuse(fsm.InvalidArgument, "a browser in a private network cannot listen on a debugging port")
-	}
-	exe := opts.Exec
-	if exe == "" {
-		var err error
-		if exe, err = FindChromium(); err != nil {
-			return nil, err
-		}
-	}
-	udd, err := filepath.Abs(opts.UserDataDir)
+	exe, udd, err := prepareLaunch(opts)
 	if err != nil {
-		return nil, fmt.Errorf("platform: launch: %w", err)
-	}
-	switch state, err := InspectSingletonLock(udd); {
-	case err != nil:
 		return nil, err
-	case state == LockLive:
-		return nil, fsm.Refuse(fsm.LeaseHeld, "the profile is in use by a running browser")
-	case state == LockForeign:
-		return nil, fsm.Refuse(fsm.LeaseHeld, "the profile is locked by a browser on another host")
-	}
-	if err := os.Remove(filepath.Join(udd, DevToolsActivePortFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("platform: remove stale DevToolsActivePort: %w", err)
 	}
 	// Chromium binds its SingletonSocket two levels under TMPDIR and a
 	// socket path has at most SocketPathMax bytes: the private TMPDIR is
@@ -228,6 +197,16 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("platform: start browser: %w", err)
 	}
+	p := startedProcess(cmd, tmp, udd, opts, outR, pipes)
+	if cause := p.awaitStart(ctx, opts, netConn); cause != nil {
+		return startFailed(ctx, p, opts, sandboxed, cause)
+	}
+	return p, nil
+}
+
+// startedProcess is the Process of a started browser; its goroutines (the
+// reaper and the output drain) belong to it and end with the browser.
+func startedProcess(cmd *exec.Cmd, tmp, udd string, opts LaunchOptions, outR *os.File, pipes *devtoolsPipes) *Process {
 	p := &Process{
 		cmd:       cmd,
 		pid:       cmd.Process.Pid,
@@ -244,27 +223,76 @@ func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	}
 	go p.wait()
 	go p.drain()
+	return p
+}
 
+// awaitStart waits, within the start timeout, for the browser to come up:
+// first the private network's listener where it has one, then its DevTools
+// pipe or endpoint.
+func (p *Process) awaitStart(ctx context.Context, opts LaunchOptions, netConn *net.UnixConn) error {
 	timeout := opts.StartTimeout
 	if timeout <= 0 {
 		timeout = DefaultStartTimeout
 	}
-	var cause error
 	if netConn != nil {
 		nctx, cancel := context.WithTimeout(ctx, timeout)
-		p.netLn, cause = receiveListener(nctx, netConn)
+		ln, err := receiveListener(nctx, netConn)
 		cancel()
+		if err != nil {
+			return err
+		}
+		p.netLn = ln
 	}
-	switch {
-	case cause != nil:
-	case p.pipeW != nil:
-		cause = p.awaitPipe(ctx, timeout)
-	default:
-		cause = p.awaitEndpoint(ctx, timeout)
+	if p.pipeW != nil {
+		return p.awaitPipe(ctx, timeout)
 	}
-	if cause == nil {
-		return p, nil
+	return p.awaitEndpoint(ctx, timeout)
+}
+
+// prepareLaunch checks the options and the profile before anything
+// starts, and returns the browser to run and the profile's absolute path.
+func prepareLaunch(opts LaunchOptions) (exe, udd string, err error) {
+	if opts.UserDataDir == "" {
+		return "", "", fsm.Refuse(fsm.InvalidArgument, "a profile directory is required")
 	}
+	for _, a := range opts.ExtraArgs {
+		for _, r := range reservedFlags {
+			if a == r || strings.HasPrefix(a, r+"=") {
+				return "", "", fsm.Refuse(fsm.InvalidArgument, "extra arguments may not set the profile or the debugging endpoint")
+			}
+		}
+	}
+	if opts.PrivateNetwork && opts.DebuggingPort {
+		return "", "", fsm.Refuse(fsm.InvalidArgument, "a browser in a private network cannot listen on a debugging port")
+	}
+	exe = opts.Exec
+	if exe == "" {
+		if exe, err = FindChromium(); err != nil {
+			return "", "", err
+		}
+	}
+	udd, err = filepath.Abs(opts.UserDataDir)
+	if err != nil {
+		return "", "", fmt.Errorf("platform: launch: %w", err)
+	}
+	switch state, err := InspectSingletonLock(udd); {
+	case err != nil:
+		return "", "", err
+	case state == LockLive:
+		return "", "", fsm.Refuse(fsm.LeaseHeld, "the profile is in use by a running browser")
+	case state == LockForeign:
+		return "", "", fsm.Refuse(fsm.LeaseHeld, "the profile is locked by a browser on another host")
+	}
+	if err := os.Remove(filepath.Join(udd, DevToolsActivePortFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("platform: remove stale DevToolsActivePort: %w", err)
+	}
+	return exe, udd, nil
+}
+
+// startFailed tears down a browser that did not come up (cause says why)
+// and reports it; a browser that found no usable sandbox is launched once
+// more without it.
+func startFailed(ctx context.Context, p *Process, opts LaunchOptions, sandboxed bool, cause error) (*Process, error) {
 	exitCode := p.exitCode() // before teardown signals it
 	// Chromium says so when the sandbox cannot start here (an AppArmor
 	// rule, a seccomp filter of a container): then it cannot run, and the

@@ -220,6 +220,28 @@ func main() {
 	}
 }
 
+// changedSince reports whether a file lives in a directory changed since
+// the commit since (the work tree's changes too, with worktree); every
+// file when since is empty.
+func changedSince(root, since string, worktree bool) (func(file string) bool, error) {
+	if since == "" {
+		return func(string) bool { return true }, nil
+	}
+	args := []string{"diff", "--name-only", since}
+	if !worktree {
+		args = append(args, "HEAD")
+	}
+	list, err := gitOutput(root, args...)
+	if err != nil {
+		return nil, err
+	}
+	dirs := map[string]bool{}
+	for _, f := range strings.Split(list, "\n") {
+		dirs[filepath.Dir(f)] = true
+	}
+	return func(file string) bool { return dirs[filepath.Dir(file)] }, nil
+}
+
 func run(only, since string, worktree bool, runs int, timeout time.Duration, out string) error {
 	sel, err := regexp.Compile(only)
 	if err != nil {
@@ -238,21 +260,9 @@ func run(only, since string, worktree bool, runs int, timeout time.Duration, out
 		return err
 	}
 
-	changed := func(string) bool { return true }
-	if since != "" {
-		args := []string{"diff", "--name-only", since}
-		if !worktree {
-			args = append(args, "HEAD")
-		}
-		list, err := gitOutput(root, args...)
-		if err != nil {
-			return err
-		}
-		dirs := map[string]bool{}
-		for _, f := range strings.Split(list, "\n") {
-			dirs[filepath.Dir(f)] = true
-		}
-		changed = func(file string) bool { return dirs[filepath.Dir(file)] }
+	changed, err := changedSince(root, since, worktree)
+	if err != nil {
+		return err
 	}
 	var chosen []mutation
 	for _, m := range mutations {

@@ -36,22 +36,30 @@ func NewCmdDemo(f *Factory) *cobra.Command {
 	return cmd
 }
 
-func demoRun(f *Factory, out string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	say := func(format string, args ...any) { fmt.Fprintf(f.IO.Out, format+"\n", args...) }
-
+// serveDemoPage serves the demo's page on a loopback port until stop.
+func serveDemoPage() (pageURL string, stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return fmt.Errorf("demo: serve the page: %w", err)
+		return "", nil, fmt.Errorf("demo: serve the page: %w", err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, demoPage)
 	}), ReadHeaderTimeout: 5 * time.Second}
-	go srv.Serve(ln)
-	defer srv.Close()
-	pageURL := "http://" + ln.Addr().String() + "/"
+	go srv.Serve(ln) // ends when stop closes the server
+	return "http://" + ln.Addr().String() + "/", func() { srv.Close() }, nil
+}
+
+func demoRun(f *Factory, out string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	say := func(format string, args ...any) { fmt.Fprintf(f.IO.Out, format+"\n", args...) }
+
+	pageURL, stop, err := serveDemoPage()
+	if err != nil {
+		return err
+	}
+	defer stop()
 	say("1. serving a built-in page on 127.0.0.1")
 
 	dir, err := localapi.StateDir()
