@@ -73,30 +73,31 @@ func deps(t *testing.T, pkgs ...string) map[string]bool {
 // under reports whether pkg is root or a package below it.
 func under(pkg, root string) bool { return pkg == root || strings.HasPrefix(pkg, root+"/") }
 
-// TestCommandLayers keeps the command line's layers: the CLI and what it
-// shares with the other verbs (cmdutil) are thin clients that reach the
-// browser machinery only through the Runner's local API; the local API is
-// the wire, below every command; the Runner never reaches up into the CLI
-// or the MCP server.
+// TestCommandLayers keeps the command line's layers: the CLI, what it
+// shares with the other verbs (cmdutil), the local API and the operation
+// table (op) are thin: they reach no browser machinery and link no CDP
+// library (cdproto) — only the origin gate's pure parser, which checks an
+// --allow entry exactly as a browser's gate keeps it; the Runner never
+// reaches up into the CLI or the MCP server.
 func TestCommandLayers(t *testing.T) {
-	wire := deps(t, module+"/cmd/internal/localapi")
 	machinery := []string{"/cdp", "/consent", "/lease", "/reconnect", "/platform", "/extension", "/cmd/internal/runner", "/cmd/internal/mcp"}
-	for _, pkg := range []string{"/cmd/internal/cli", "/cmd/internal/cmdutil"} {
+	for _, pkg := range []string{"/cmd/internal/cli", "/cmd/internal/cmdutil", "/cmd/internal/localapi", "/cmd/internal/op"} {
 		for d := range deps(t, module+pkg) {
-			if wire[d] {
-				continue // reached through the local API, as it may
+			if under(d, "github.com/chromedp") {
+				t.Errorf("%s links the CDP library: %s", pkg, d)
 			}
 			for _, m := range machinery {
-				if under(d, module+m) {
-					t.Errorf("%s reaches %s other than through the local API", pkg, d)
+				if under(d, module+m) && !pureParsers[d] {
+					t.Errorf("%s reaches %s", pkg, d)
 				}
 			}
 		}
 	}
 	rules := map[string][]string{
-		"/cmd/internal/localapi": {"/cmd/internal/cli", "/cmd/internal/cmdutil", "/cmd/internal/runner", "/cmd/internal/mcp", "/cmd/internal/admincmd"},
-		"/cmd/internal/runner":   {"/cmd/internal/cli", "/cmd/internal/mcp", "/cmd/internal/admincmd"},
-		"/cmd/internal/mcp":      {"/cmd/internal/cli", "/cmd/internal/admincmd"},
+		"/cmd/internal/localapi": {"/cmd/internal/cli", "/cmd/internal/cmdutil", "/cmd/internal/runner", "/cmd/internal/mcp", "/cdp"},
+		"/cmd/internal/op":       {"/cmd/internal/cli", "/cmd/internal/cmdutil", "/cmd/internal/localapi", "/cmd/internal/runner", "/cmd/internal/mcp", "/cdp"},
+		"/cmd/internal/runner":   {"/cmd/internal/cli", "/cmd/internal/mcp"},
+		"/cmd/internal/mcp":      {"/cmd/internal/cli"},
 	}
 	for pkg, bad := range rules {
 		for d := range deps(t, module+pkg) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
-	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -61,7 +60,7 @@ func NewCmdPolicy(f *cmdutil.Factory) *cobra.Command {
 			default:
 				return &cmdutil.UsageError{Err: fmt.Errorf("--mode is attach or launch, not %q", mode)}
 			}
-			if err := localapi.CheckAllow(allow); err != nil {
+			if err := cmdutil.CheckAllow(allow); err != nil {
 				return &cmdutil.UsageError{Err: err}
 			}
 			gate, _ := origin.New(m, allow)

@@ -23,7 +23,7 @@ func NewCmdAttach(f *Factory) *cobra.Command {
 		Short: "Attach to your running Chrome after one real approval (detach-only teardown)",
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
-			if err := localapi.CheckAllow(req.Allow); err != nil {
+			if err := cmdutil.CheckAllow(req.Allow); err != nil {
 				return &UsageError{Err: err} // before any Runner starts
 			}
 			if offer != "" {

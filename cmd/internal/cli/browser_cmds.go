@@ -39,7 +39,7 @@ func NewCmdLaunch(f *Factory) *cobra.Command {
 			if headless && headed {
 				return &UsageError{Err: fmt.Errorf("--headless and --headed exclude each other")}
 			}
-			if err := localapi.CheckAllow(allow); err != nil {
+			if err := cmdutil.CheckAllow(allow); err != nil {
 				return &UsageError{Err: err} // before any Runner starts
 			}
 			req := localapi.LaunchRequest{Managed: managed, Allow: allow}

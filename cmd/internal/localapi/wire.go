@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
@@ -314,7 +313,7 @@ type SnapshotRequest struct {
 	Cursor      string  `json:"cursor,omitempty"`
 	// Query outlines only the elements that match (a snapshot of its own
 	// id), for a page too big to read whole.
-	Query *surface.Query `json:"query,omitempty"`
+	Query *op.Query `json:"query,omitempty"`
 }
 
 // WaitRequest waits for a condition: load, url, text, text_gone, visible,
@@ -402,7 +401,7 @@ type DialogRequest struct {
 // SnapshotResult is one chunk of a page outline.
 type SnapshotResult struct {
 	Page string `json:"page"`
-	surface.Snapshot
+	op.Snapshot
 }
 
 // ActResult is what one page action did (op.ActResult).
@@ -411,21 +410,21 @@ type ActResult = op.ActResult
 // DialogResult is the page's dialog (null when none is open) and, when
 // answered, how.
 type DialogResult struct {
-	Page     string          `json:"page"`
-	Dialog   *surface.Dialog `json:"dialog"`
-	Accepted *bool           `json:"accepted,omitempty"`
+	Page     string     `json:"page"`
+	Dialog   *op.Dialog `json:"dialog"`
+	Accepted *bool      `json:"accepted,omitempty"`
 }
 
 // WaitResult is the outcome of a wait; a timeout is found: false.
 type WaitResult struct {
 	Page string `json:"page"`
-	surface.WaitResult
+	op.WaitResult
 }
 
 // DiagResult is one bounded read of the console or network log.
 type DiagResult struct {
 	Page string `json:"page"`
-	surface.DiagRead
+	op.DiagRead
 }
 
 // ProbeResult is one action and its observed effect (op.ProbeResult).

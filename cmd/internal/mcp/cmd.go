@@ -108,7 +108,7 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
 	}
-	if err := localapi.CheckAllow(o.allow); err != nil {
+	if err := cmdutil.CheckAllow(o.allow); err != nil {
 		return &cmdutil.UsageError{Err: err} // before anything starts
 	}
 	logger := log.New(f.IO.Err, "webcodex mcp: ", log.LstdFlags)

@@ -11,7 +11,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
@@ -504,7 +503,7 @@ func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any,
 		if q.Role == "" && q.Name == "" && q.Text == "" {
 			return nil, fsm.Refuse(fsm.InvalidArgument, `query names what to find: role, name or text, e.g. {"role":"row","text":"Item 2999"}`)
 		}
-		req.Query = &surface.Query{Role: q.Role, Name: q.Name, Text: q.Text}
+		req.Query = &op.Query{Role: q.Role, Name: q.Name, Text: q.Text}
 	}
 	v, err := s.snapshotReply(ctx, req)
 	if err != nil {
@@ -974,7 +973,7 @@ func (s *Server) console(ctx context.Context, c *toolCall, in consoleIn) (any, e
 	if level == "" {
 		level = "info"
 	}
-	keep := func(e surface.DiagEntry) bool { return levelRank(e) <= levelRanks[level] }
+	keep := func(e op.DiagEntry) bool { return levelRank(e) <= levelRanks[level] }
 	return s.diag(ctx, in.diagIn, localapi.DiagRequest{SinceNavigation: !in.All}, localapi.Console, keep)
 }
 
@@ -989,7 +988,7 @@ func (s *Server) network(ctx context.Context, c *toolCall, in networkIn) (any, e
 			return nil, fsm.Refusef(fsm.InvalidArgument, "filter is a URL regexp (RE2 syntax): %s", capText(err.Error(), 120))
 		}
 	}
-	keep := func(e surface.DiagEntry) bool {
+	keep := func(e op.DiagEntry) bool {
 		if !in.Static && staticTypes[e.Type] && e.Failed == "" && e.Status < 400 {
 			return false
 		}
@@ -1009,7 +1008,7 @@ var staticTypes = map[string]bool{"Image": true, "Font": true, "Stylesheet": tru
 // the ones before it.
 var levelRanks = map[string]int{"error": 0, "warning": 1, "info": 2, "debug": 3}
 
-func levelRank(e surface.DiagEntry) int {
+func levelRank(e op.DiagEntry) int {
 	switch {
 	case e.Kind == "exception" || e.Level == "error":
 		return 0
@@ -1021,7 +1020,7 @@ func levelRank(e surface.DiagEntry) int {
 	return 2 // log, info
 }
 
-func (s *Server) diag(ctx context.Context, in diagIn, req localapi.DiagRequest, rt localapi.Route[localapi.DiagRequest, localapi.DiagResult], keep func(surface.DiagEntry) bool) (any, error) {
+func (s *Server) diag(ctx context.Context, in diagIn, req localapi.DiagRequest, rt localapi.Route[localapi.DiagRequest, localapi.DiagResult], keep func(op.DiagEntry) bool) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)

@@ -141,3 +141,56 @@ type ProbeResult struct {
 	Settled          bool     `json:"settled"`
 	InFlight         int      `json:"inFlight"`
 }
+
+// Query selects elements by role, accessible name and text, as the outline
+// shows them (a snapshot of only the elements that match).
+type Query struct {
+	Role  string `json:"role,omitempty"`
+	Name  string `json:"name,omitempty"`
+	Text  string `json:"text,omitempty"`
+	Limit int    `json:"limit,omitempty"` // matches outlined; 0 means 20, at most 200
+}
+
+// Snapshot is one chunk of a page outline.
+type Snapshot struct {
+	// ID names the snapshot; pass it with every ref taken from it.
+	ID    string `json:"snapshotId"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// Text is the outline chunk: one line per node, "- role "name" [states]
+	// [eN]", indented by depth.
+	Text        string `json:"text"`
+	Cursor      string `json:"cursor,omitempty"`
+	Truncated   bool   `json:"truncated,omitempty"`
+	Incremental bool   `json:"incremental,omitempty"`
+	Unchanged   bool   `json:"unchanged,omitempty"`
+	Matches     int    `json:"matches,omitempty"`
+	Refs        int    `json:"refs"`
+	Lines       int    `json:"lines"`
+	Chars       int    `json:"chars"`
+	Complete    bool   `json:"complete"`
+	Document    string `json:"document"`
+}
+
+// WaitResult is the outcome of a wait. A timeout is Found false, not an
+// error.
+type WaitResult struct {
+	Found     bool   `json:"found"`
+	Condition string `json:"condition"`
+	URL       string `json:"url,omitempty"`
+	ElapsedMS int64  `json:"elapsedMs"`
+}
+
+// DiagRead is one bounded read of a diagnostic log.
+type DiagRead struct {
+	Entries []DiagEntry `json:"entries"`
+	// Next is the cursor for the following read.
+	Next uint64 `json:"next"`
+	// More: entries remain after Next (the read was bounded).
+	More bool `json:"more,omitempty"`
+	// Discarded is diagnostic_events_discarded when the log dropped
+	// entries since the last clear.
+	Discarded fsm.Code `json:"discarded,omitempty"`
+	// InFlight counts network requests without a response end.
+	InFlight int `json:"inFlight,omitempty"`
+}

@@ -305,8 +305,20 @@ func wireAction(a surface.ActionResult) op.ActionResult {
 		NewTab:     mapPtr(a.NewTab, func(v surface.NewTab) op.NewTab { return op.NewTab(v) }),
 		Download:   mapPtr(a.Download, func(v surface.DownloadStart) op.DownloadStart { return op.DownloadStart(v) }),
 	}
-	if d := a.Dialog; d != nil {
-		w.Dialog = &op.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
+	w.Dialog = mapPtr(a.Dialog, wireDialog)
+	return w
+}
+
+// wireDialog is a dialog on the wire (the document that opened it stays).
+func wireDialog(d surface.Dialog) op.Dialog {
+	return op.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
+}
+
+// wireDiagRead is a diagnostics read on the wire.
+func wireDiagRead(r surface.DiagRead) op.DiagRead {
+	w := op.DiagRead{Next: r.Next, More: r.More, Discarded: r.Discarded, InFlight: r.InFlight, Entries: make([]op.DiagEntry, 0, len(r.Entries))}
+	for _, e := range r.Entries {
+		w.Entries = append(w.Entries, wireDiag(e))
 	}
 	return w
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -60,9 +61,9 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ 
 		if err != nil {
 			return localapi.SnapshotResult{}, err
 		}
-		return localapi.SnapshotResult{Page: req.Page, Snapshot: *s}, nil
+		return localapi.SnapshotResult{Page: req.Page, Snapshot: op.Snapshot(*s)}, nil
 	}
-	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars, Scope: surfaceTarget(req.Scope), Query: req.Query}
+	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars, Scope: surfaceTarget(req.Scope), Query: mapPtr(req.Query, func(q op.Query) surface.Query { return surface.Query(q) })}
 	s, err := p.surf.Snapshot(ctx, opts)
 	if err != nil {
 		return localapi.SnapshotResult{}, err
@@ -70,7 +71,7 @@ func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ 
 	if err := p.authorize(ctx); err != nil { // it may have left while we read
 		return localapi.SnapshotResult{}, err
 	}
-	return localapi.SnapshotResult{Page: req.Page, Snapshot: *s}, nil
+	return localapi.SnapshotResult{Page: req.Page, Snapshot: op.Snapshot(*s)}, nil
 }
 
 // recorded decodes an effect's answer as the ledger recorded it (as JSON,
@@ -107,7 +108,7 @@ func (r *Runner) Dialog(ctx context.Context, req localapi.DialogRequest) (_ loca
 		return localapi.DialogResult{}, err
 	}
 	acted = originOf(u)
-	res := localapi.DialogResult{Page: req.Page, Dialog: p.surf.Dialog()}
+	res := localapi.DialogResult{Page: req.Page, Dialog: mapPtr(p.surf.Dialog(), wireDialog)}
 	if req.Accept == nil {
 		return res, nil // report only
 	}
@@ -135,7 +136,7 @@ func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (_ localapi
 	if err := p.authorize(ctx); err != nil { // a wait may end on another origin: never report its URL
 		return localapi.WaitResult{}, err
 	}
-	return localapi.WaitResult{Page: req.Page, WaitResult: *res}, nil
+	return localapi.WaitResult{Page: req.Page, WaitResult: op.WaitResult(*res)}, nil
 }
 
 // Console reads console messages and exceptions, bounded, with a cursor.
@@ -150,7 +151,7 @@ func (r *Runner) Console(ctx context.Context, req localapi.DiagRequest) (_ local
 	if req.Clear {
 		p.surf.ClearDiagnostics()
 	}
-	return localapi.DiagResult{Page: req.Page, DiagRead: res}, nil
+	return localapi.DiagResult{Page: req.Page, DiagRead: wireDiagRead(res)}, nil
 }
 
 // Network reads network requests, bounded, with a cursor.
@@ -165,7 +166,7 @@ func (r *Runner) Network(ctx context.Context, req localapi.DiagRequest) (_ local
 	if req.Clear {
 		p.surf.ClearDiagnostics()
 	}
-	return localapi.DiagResult{Page: req.Page, DiagRead: res}, nil
+	return localapi.DiagResult{Page: req.Page, DiagRead: wireDiagRead(res)}, nil
 }
 
 // ClosePage closes a page webcodex opened itself; a tab of the person's is
