@@ -19,6 +19,7 @@ import (
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/internal/persontty"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -183,16 +184,14 @@ func TestAttachThroughHostApproval(t *testing.T) {
 	// and it is not navigated back.
 	u.navigate(t, allowedTab, localhostURL(b)+"/")
 	want := s.refused("browser_snapshot", map[string]any{"page": "p-0123456789abcdef"}, fsm.NotFound)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r := s.call("browser_snapshot", map[string]any{"page": page})
-		if ref := r.refusal(); ref != nil && alike(ref, want) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the person's tab that left is still readable or refused differently: %s", r.text)
-		}
-		time.Sleep(50 * time.Millisecond) // the person's navigation has no event the test can wait on here
+	// The person's navigation has no event the test can wait on here.
+	var r result
+	if !waitfor.Start(10 * time.Second).Wait(func() bool {
+		r = s.call("browser_snapshot", map[string]any{"page": page})
+		ref := r.refusal()
+		return ref != nil && alike(ref, want)
+	}) {
+		t.Fatalf("the person's tab that left is still readable or refused differently: %s", r.text)
 	}
 	for _, tool := range []string{"browser_navigate", "browser_click", "browser_take_screenshot"} {
 		args := map[string]any{"page": page, "url": a.URL + "/", "target": map[string]any{"css": "p"}}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // TestDialogAnsweredThroughMCP: a prompt() on an allowed page blocks every
@@ -20,18 +22,11 @@ func TestDialogAnsweredThroughMCP(t *testing.T) {
 	s.ok("browser_navigate", map[string]any{"url": srv.URL + "/"})
 	s.ok("browser_click", map[string]any{"target": map[string]any{"role": "button", "name": "Ask"}})
 	var report map[string]any
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res := s.ok("browser_handle_dialog", nil)
-		report, _ = res["result"].(map[string]any)
-		if report["dialog"] != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the dialog was never reported: %v", report)
-		}
-		time.Sleep(20 * time.Millisecond) // the dialog event arrives on another goroutine
-	}
+	// The dialog event arrives on another goroutine.
+	waitfor.Until(t, 10*time.Second, "the dialog is reported", func() bool {
+		report, _ = s.ok("browser_handle_dialog", nil)["result"].(map[string]any)
+		return report["dialog"] != nil
+	})
 	if str(report, "dialog", "message") != "Your name?" || str(report, "dialog", "type") != "prompt" {
 		t.Fatalf("report = %v", report)
 	}

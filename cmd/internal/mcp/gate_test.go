@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // gateSites is an allowed site on 127.0.0.1 and another site (localhost)
@@ -48,28 +49,18 @@ func newGateSites(t *testing.T) gateSites {
 func loadedHome(t *testing.T, s *server, g gateSites) string {
 	t.Helper()
 	s.ok("browser_navigate", map[string]any{"url": g.home + "/"})
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	waitfor.Until(t, 15*time.Second, "the partner frame loads", func() bool {
 		v := s.ok("browser_evaluate", map[string]any{"expression": "window.partnerLoaded === true && window.neighbourLoaded === true"})
-		if v["value"] == true {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the partner frame never loaded")
-		}
-		s.call("browser_wait_for", map[string]any{"condition": "load", "timeout": 0.2}) // a bounded pause: loaded or not
+		return v["value"] == true
+	})
+	var text string
+	if !waitfor.Start(15 * time.Second).Wait(func() bool {
+		text = s.call("browser_snapshot", map[string]any{}).text
+		return strings.Contains(text, "OWN-FRAME-TEXT") && strings.Contains(text, "Partner") && strings.Contains(text, "Neighbour")
+	}) {
+		t.Fatalf("frames never appeared in the outline:\n%s", text)
 	}
-	deadline = time.Now().Add(15 * time.Second)
-	for {
-		text := s.call("browser_snapshot", map[string]any{}).text
-		if strings.Contains(text, "OWN-FRAME-TEXT") && strings.Contains(text, "Partner") && strings.Contains(text, "Neighbour") {
-			return text
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("frames never appeared in the outline:\n%s", text)
-		}
-		s.call("browser_wait_for", map[string]any{"condition": "load", "timeout": 0.2}) // a bounded pause: loaded or not
-	}
+	return text
 }
 
 // TestCrossSiteFrameInvisible: with the open web (no --allow) the

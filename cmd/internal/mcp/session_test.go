@@ -8,6 +8,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // TestRunnerSessionsOwnTheirBrowsers: two `mcp --runner` sessions with the
@@ -83,22 +84,20 @@ func TestRunnerSessionsOwnTheirBrowsers(t *testing.T) {
 	}
 
 	second.cs.Close() // the session ends: its browser is closed, the first's stays
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	// The daemon closes it as the session's server exits.
+	var left []localapi.BrowserInfo
+	if !waitfor.Start(60 * time.Second).Wait(func() bool {
 		got, err := localapi.GetStatus.Call(t.Context(), d.c, struct{}{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got.Browsers) == 1 {
-			if raw, _ := json.Marshal(got.Browsers[0]); !strings.Contains(string(raw), firstPage) {
-				t.Fatalf("the browser left is not the first session's: %s", raw)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the ended session's browser is still open: %+v", got.Browsers)
-		}
-		time.Sleep(100 * time.Millisecond) // the daemon closes it as the session's server exits
+		left = got.Browsers
+		return len(left) == 1
+	}) {
+		t.Fatalf("the ended session's browser is still open: %+v", left)
+	}
+	if raw, _ := json.Marshal(left[0]); !strings.Contains(string(raw), firstPage) {
+		t.Fatalf("the browser left is not the first session's: %s", raw)
 	}
 	if v := first.ok("browser_evaluate", map[string]any{"expression": "document.getElementById('d').value"}); v["value"] != "half a sentence" {
 		t.Fatalf("the first session's draft after the second ended: %v", v["value"])

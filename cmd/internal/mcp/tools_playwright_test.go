@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 )
 
 // eval reads the page's own state back through browser_evaluate.
@@ -261,13 +262,7 @@ func TestVisionTools(t *testing.T) {
 	if evs = next(); kinds(evs) != "wheel" || evs[0].DY != 300 || evs[0].X != 320 {
 		t.Fatalf("wheel: %+v", evs)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for eval(t, s, none, "scrollY > 0") != true {
-		if time.Now().After(deadline) {
-			t.Fatal("the wheel did not scroll the page")
-		}
-		s.call("browser_wait_for", map[string]any{"condition": "load", "timeout": 0.2}) // a bounded pause
-	}
+	waitfor.Until(t, 10*time.Second, "the wheel scrolls the page", func() bool { return eval(t, s, none, "scrollY > 0") == true })
 
 	before := n
 	refusedNaming(t, s, "browser_mouse_click_xy", map[string]any{"y": 10}, "x")
@@ -371,13 +366,9 @@ window.cover = () => { const f = document.getElementById("same"); f.style.left =
 		args["page"] = page
 		return args
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for eval(t, s, on, "window.sameLoaded === true && window.crossLoaded === true") != true || len(same.events()) == 0 || len(cross.events()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the frames never loaded")
-		}
-		s.call("browser_wait_for", with(map[string]any{"condition": "load", "timeout": 0.2})) // a bounded pause
-	}
+	waitfor.Until(t, 15*time.Second, "the frames load", func() bool {
+		return eval(t, s, on, "window.sameLoaded === true && window.crossLoaded === true") == true && len(same.events()) > 0 && len(cross.events()) > 0
+	})
 	allowedLog := func() string {
 		return fmt.Sprint(eval(t, s, on, "window.ev.join(' ')"))
 	}
