@@ -27,7 +27,7 @@ func bridgeProtocol() []byte {
 		{"command or control (Runner to extension)", kib(wire.MaxCommand)},
 		{"response (extension to Runner)", kib(wire.MaxResponse) + "; a response-sized frame is admitted only while a command of that peer awaits one, else the event limit applies"},
 		{"event, share, revoke, detach, handshake", kib(wire.MaxEvent) + "; the extension replaces a larger event by `" + wire.DiscardedMethod + "`"},
-		{"peers (connections, unverified handshakes included)", fmt.Sprint(wire.MaxPeers) + "; a fifth connection is closed at once"},
+		{"peers (connections, unverified handshakes included)", fmt.Sprint(wire.MaxPeers) + "; a newcomer takes the slot of the oldest unfinished handshake (its handshake is refused), so a client of the same user holding every slot with unfinished handshakes cannot keep the host out; with every slot verified it is closed at once"},
 		{"handshake", wire.HandshakeTimeout.String() + " from accept to an authenticated first frame"},
 		{"live offers", fmt.Sprintf("%d, each for %s", lease.MaxLiveOffers, lease.OfferTTL)},
 		{"routes (attached tabs)", fmt.Sprint(wire.MaxChannels)},

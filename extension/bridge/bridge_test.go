@@ -53,32 +53,44 @@ func TestFakeExtension_Handshake(t *testing.T) {
 }
 
 // TestFakeExtension_HandshakeBoundAndFifthPeer fills the four peer slots
-// with silent connections (unverified handshakes count), shows a fifth is
-// closed at once, and that the silent ones are closed by the two-second
-// bound, after which a peer is admitted again. One of them sends half a
-// frame: partial state at the deadline fails too.
+// with silent connections (unverified handshakes count), shows a fifth
+// that authenticates takes the oldest one's slot at once (the oldest is
+// closed, the fifth is ready), and that the other silent ones are closed
+// by the two-second bound, after which a peer is admitted again. One of
+// them sends half a frame: partial state at the deadline fails too.
 func TestFakeExtension_HandshakeBoundAndFifthPeer(t *testing.T) {
 	s, _ := newServer(t, Options{})
 	var silent []*fakeExtension
 	for i := 0; i < wire.MaxPeers; i++ {
 		silent = append(silent, dial(t, s))
+		for s.Status().Peers != i+1 {
+			time.Sleep(time.Millisecond) // accepted in dial order: the first is the oldest
+		}
 	}
-	silent[0].conn.Write([]byte{10, 0, 0, 0, '{'}) // half an auth frame
+	silent[1].conn.Write([]byte{10, 0, 0, 0, '{'}) // half an auth frame
 	start := time.Now()
-	// The fifth is refused at once (long before the handshake bound).
+	// The fifth takes the oldest handshake's slot at once (long before the
+	// handshake bound).
 	fifth := dial(t, s)
 	fifth.sendMsg(&wire.Message{T: wire.KindAuth, V: 1, Token: s.rec.Token, Instance: s.rec.Instance, Origin: testOrigin})
-	if !fifth.closedByRunner() {
-		t.Fatal("a fifth connection was kept")
+	if m := fifth.recv(); m.T != wire.KindReady {
+		t.Fatalf("the fifth's first frame %s, want ready", m.T)
 	}
-	for i, f := range silent {
+	if !silent[0].closedByRunner() {
+		t.Fatal("the oldest unfinished handshake kept its slot")
+	}
+	if took := time.Since(start); took >= wire.HandshakeTimeout {
+		t.Fatalf("the oldest handshake was closed after %v, not at once", took)
+	}
+	for i, f := range silent[1:] {
 		if !f.closedByRunner() {
-			t.Fatalf("silent peer %d was not closed", i)
+			t.Fatalf("silent peer %d was not closed", i+1)
 		}
 	}
 	if took := time.Since(start); took < wire.HandshakeTimeout-100*time.Millisecond {
 		t.Fatalf("silent peers closed after %v, before the %v bound", took, wire.HandshakeTimeout)
 	}
+	fifth.conn.Close()
 	// The slots are free again.
 	deadline := time.Now().Add(wait)
 	for s.Status().Peers != 0 && time.Now().Before(deadline) {

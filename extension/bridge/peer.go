@@ -22,6 +22,7 @@ type peer struct {
 	s     *Server
 	conn  net.Conn
 	owner *fsm.Owner[PeerState, PeerTrigger, struct{}]
+	seq   uint64 // its place in accept order (guarded by s.mu)
 
 	wmu sync.Mutex // serializes frame writes
 

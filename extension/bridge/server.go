@@ -7,7 +7,8 @@
 //
 // A connection from another user is closed at accept, before it holds a
 // slot. Every bound of protocol version 1 (package wire) is enforced here:
-// four peers including unverified handshakes, a two-second handshake, sixteen
+// four peers including unverified handshakes (a newcomer takes the oldest
+// unfinished handshake's slot, so those cannot starve the host), a two-second handshake, sixteen
 // ten-minute offers, sixty-four routes, thirty-two commands in flight per
 // peer, and sixteen MiB of queued response and event data. Command or
 // response exhaustion closes the peer (and invalidates its offers, leases
@@ -95,6 +96,7 @@ type Server struct {
 	offerMeta map[string]*offerMeta
 	routes    map[int64]*route // by channel number
 	nextCh    int64
+	accepted  uint64 // connections accepted so far: orders the peers for eviction
 }
 
 // Listen binds a loopback-only listener on an ephemeral port and publishes
@@ -189,21 +191,58 @@ func (s *Server) accept() {
 			continue
 		}
 		s.mu.Lock()
-		full := len(s.peers) >= wire.MaxPeers
-		if !s.listening() || full {
+		if !s.listening() {
 			s.mu.Unlock()
-			conn.Close() // a fifth connection, verified or not, is refused at once
-			if full {
-				s.logf("bridge: a connection was refused: %d peers already", wire.MaxPeers)
-			}
+			conn.Close()
 			continue
 		}
+		var evicted *peer
+		if len(s.peers) >= wire.MaxPeers {
+			// Every slot is held. Unfinished handshakes must not starve the
+			// person's host, which sends its handshake as it connects: the
+			// newcomer takes the slot of the oldest one. With every slot
+			// verified, the newcomer is refused.
+			if evicted = s.evictHandshakeLocked(); evicted == nil {
+				s.mu.Unlock()
+				conn.Close()
+				s.logf("bridge: a connection was refused: %d peers already", wire.MaxPeers)
+				continue
+			}
+			delete(s.peers, evicted)
+		}
+		s.accepted++
 		p := newPeer(s, conn)
+		p.seq = s.accepted
 		s.peers[p] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
+		if evicted != nil {
+			evicted.conn.Close() // refused already: its reader fails and closes it
+			s.logf("bridge: an unfinished handshake gave its slot to a newer connection")
+		}
 		go p.run()
 	}
+}
+
+// evictHandshakeLocked refuses the oldest peer still handshaking and
+// returns it, or nil when every peer is verified. The refusal goes through
+// the peer's machine, so a handshake that completes meanwhile is not cut:
+// its authenticate won, the refusal is refused, and the next is tried. The
+// caller holds s.mu.
+func (s *Server) evictHandshakeLocked() *peer {
+	var waiting []*peer
+	for p := range s.peers {
+		if p.owner.State() == PeerHandshaking {
+			waiting = append(waiting, p)
+		}
+	}
+	sort.Slice(waiting, func(i, j int) bool { return waiting[i].seq < waiting[j].seq })
+	for _, p := range waiting {
+		if _, err := p.owner.Fire(context.Background(), PeerRefuse); err == nil {
+			return p
+		}
+	}
+	return nil
 }
 
 func (s *Server) sweep() {
