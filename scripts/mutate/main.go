@@ -55,6 +55,9 @@ var (
 	// The MCP session's declaration: the server's own package builds the
 	// whole binary for its tests, so the table beside the declaration kills.
 	mcpsessionPkgs = []string{"./mcpsession", "./spec"}
+	// The download machine: its table beside the declaration kills (the
+	// jail's real-browser tests are the Runner's, minutes long).
+	netguardPkgs = []string{"./netguard", "./spec"}
 	// The checker's own bugs: its self-tests (seeded declarations at every
 	// step, the pinned toy exploration) must kill them without the machines.
 	fsmPkgs = []string{"./fsm"}
@@ -197,6 +200,8 @@ var mutations = []mutation{
 			{"Effects:      []fsm.Effect{EffectRetirePages, EffectDetachDebugger},", "Effects:      []fsm.Effect{EffectDetachDebugger},"}}, leasePkgs},
 	{"mcp session: the client goes and the session's end never runs", "dropped effect", "mcpsession/spec.go",
 		[]patch{{"{From: Serving, On: End, To: Closing, Effect: EffectEndSession},", "{From: Serving, On: End, To: Closing},"}}, mcpsessionPkgs},
+	{"download: one finished past its bound keeps its file in the jail", "dropped effect", "netguard/downloadspec.go",
+		[]patch{{"To: DownloadCanceled, Guard: fsm.Not(withinBound), Effect: EffectRemoveFile},", "To: DownloadCanceled, Guard: fsm.Not(withinBound)},"}}, netguardPkgs},
 }
 
 type result struct {
