@@ -85,6 +85,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 <label>Name <input id="name"></label>
 <button onclick="document.getElementById('out').textContent = 'paid by ' + document.getElementById('name').value">Pay</button>
 <p id="out"></p>
+<button onclick="document.getElementById('out').textContent = window.open('/popup', '_blank') ? 'window opened' : 'window blocked'">Open a window</button>
 <iframe src="%s/frame"></iframe>`, frameURL)
 	}))
 	t.Cleanup(pageSrv.Close)
@@ -168,6 +169,27 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	}
 	drive("Ada")
 
+	// The person's tab is never closed through the share, and a window the
+	// shared page opens is not shared: it is not listed as a page of the
+	// attachment, so nothing can drive it.
+	if _, err := r.ClosePage(ctx, localapi.ClosePageRequest{Page: page}); !fsm.IsCode(err, fsm.WrongTargetRefused) {
+		t.Fatalf("close_page on the shared tab: %v", err)
+	}
+	if _, err := runAct(ctx, r, op.Click, clickOn(page, localapi.Target{Role: "button", Name: "Open a window"})); err != nil {
+		t.Fatalf("click Open a window: %v", err)
+	}
+	if read, err := r.Read(ctx, localapi.ReadRequest{Page: page}); err != nil || !strings.Contains(read.Text, "window opened") {
+		t.Fatalf("the shared page did not open its window: %q, %v", read.Text, err)
+	}
+	onlyShared := func(when string) {
+		t.Helper()
+		pages, err := r.Pages(ctx, localapi.BrowserRequest{Browser: att.Browser.ID})
+		if err != nil || len(pages) != 1 || pages[0].ID != page {
+			t.Fatalf("%s: pages = %+v, %v; want only the shared tab", when, pages, err)
+		}
+	}
+	onlyShared("after the shared page opened a window")
+
 	// The boundaries of any attached page hold for the shared tab.
 	if _, err := r.CDP(ctx, localapi.CDPRequest{Page: page, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"document.cookie"}`)}); !fsm.IsCode(err, fsm.PolicyDenied) {
 		t.Fatalf("raw CDP on the shared tab: %v", err)
@@ -189,6 +211,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	// the tab stays usable.
 	time.Sleep(sharedIdle)
 	drive("Grace")
+	onlyShared("a minute after the shared page opened a window")
 
 	// Revoke from the popup: consent ends, the debugger detaches, and the
 	// Runner reports the browser lost with the fixed reason.
