@@ -18,7 +18,6 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
-	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
@@ -137,16 +136,7 @@ func (h *harness) newRunner() *Runner {
 	if account == "" {
 		account = "nobody"
 	}
-	r, err := New(Options{StateDir: filepath.Join(h.t.TempDir(), "state"), Logf: h.logs.logf, NetDialContext: h.dial.dial, ConsentDeadline: 10 * time.Second, ApprovalAccount: account, StartTimeout: slow.Scale(platform.DefaultStartTimeout)})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		r.Shutdown(ctx)
-	})
-	return r
+	return newTestRunner(h.t, Options{Logf: h.logs.logf, NetDialContext: h.dial.dial, ConsentDeadline: 10 * time.Second, ApprovalAccount: account})
 }
 
 func (h *harness) record(v any, err error) {

@@ -32,15 +32,7 @@ func TestBridgeStatusSaysWhyNoHost(t *testing.T) {
 	if _, err := install.Install(install.Options{HostPath: host, StateDir: state}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{StateDir: state})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		r.Shutdown(ctx)
-	})
+	r := newTestRunner(t, Options{StateDir: state})
 	why := func(want string) {
 		t.Helper()
 		st, err := r.BridgeStatus(context.Background(), struct{}{})

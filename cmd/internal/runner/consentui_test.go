@@ -78,12 +78,7 @@ func heldRunner(t *testing.T, h *harness, ui *fakeConsentUI, deadline time.Durat
 	h.dial.mu.Lock()
 	h.dial.hold = hold
 	h.dial.mu.Unlock()
-	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: h.logs.logf, NetDialContext: h.dial.dial,
-		ConsentDeadline: deadline, ConsentUI: ui})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Shutdown(context.Background()) })
+	r := newTestRunner(t, Options{Logf: h.logs.logf, NetDialContext: h.dial.dial, ConsentDeadline: deadline, ConsentUI: ui})
 	return r, hold
 }
 

@@ -21,10 +21,7 @@ func TestDiscoverCandidates(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	os.MkdirAll(filepath.Join(state, "browser", "profiles", "work"), 0o700)
 	os.MkdirAll(filepath.Join(state, "browser", "profiles", "Not_A_Name"), 0o700)
-	r, err := New(Options{StateDir: state, Chrome: "/usr/bin/chromium"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newTestRunner(t, Options{StateDir: state, Chrome: "/usr/bin/chromium"})
 	d, err := r.Discover(context.Background(), struct{}{})
 	if err != nil {
 		t.Fatal(err)

@@ -19,11 +19,9 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
-	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/netguard"
-	"github.com/webcodex/webcodex/platform"
 )
 
 // downloadServer offers a small file and a big one that never ends by
@@ -67,15 +65,7 @@ func TestDownloadsJailed(t *testing.T) {
 	bigGone := make(chan struct{})
 	srv := downloadServer(t, report, bigGone)
 	logs := &logSink{}
-	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: logs.logf, MaxDownloadBytes: 64 << 10, StartTimeout: slow.Scale(platform.DefaultStartTimeout)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		r.Shutdown(ctx)
-	})
+	r := newTestRunner(t, Options{Logf: logs.logf, MaxDownloadBytes: 64 << 10})
 	ctx := context.Background()
 	b, err := r.Launch(ctx, localapi.LaunchRequest{})
 	if err != nil {
@@ -331,15 +321,7 @@ func TestParallelDownloadsAreBounded(t *testing.T) {
 	}
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: (&logSink{}).logf, MaxDownloadBytes: limit})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		r.Shutdown(ctx)
-	})
+	r := newTestRunner(t, Options{Logf: (&logSink{}).logf, MaxDownloadBytes: limit})
 	ctx := context.Background()
 	b, err := r.Launch(ctx, localapi.LaunchRequest{})
 	if err != nil {

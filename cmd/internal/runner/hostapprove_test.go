@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,10 +15,7 @@ import (
 // approval socket serves only what `webcodex mcp approve` needs.
 func TestHostApprovalIsNotARoute(t *testing.T) {
 	t.Parallel() // its own Runner and browsers
-	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newTestRunner(t, Options{})
 	for _, name := range r.Routes().Names() {
 		if strings.Contains(name, "host") {
 			t.Errorf("route %q", name)

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,10 +16,7 @@ import (
 // declared for a client is never left without its handler.
 func TestEveryRouteServedOnce(t *testing.T) {
 	t.Parallel()
-	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newTestRunner(t, Options{})
 	got, want := r.Routes().Names(), localapi.Declared()
 	slices.Sort(got)
 	slices.Sort(want)
@@ -42,14 +38,11 @@ func TestRefusalNamesWhatItIsAbout(t *testing.T) {
 		t.Fatalf("consentRequired = %+v", ref)
 	}
 	shared := fsm.Refuse(fsm.PageClosed, "the page is closed")
-	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newTestRunner(t, Options{})
 	read := bounded(r, func(context.Context, localapi.ReadRequest) (localapi.ReadResult, error) {
 		return localapi.ReadResult{}, shared
 	})
-	_, err = read(context.Background(), localapi.ReadRequest{Page: "p-7"})
+	_, err := read(context.Background(), localapi.ReadRequest{Page: "p-7"})
 	if ref, ok := fsm.AsRefusal(err); !ok || ref.Code != fsm.PageClosed || ref.Page != "p-7" || ref.Browser != "" {
 		t.Fatalf("refusal = %+v, want page_closed about p-7", ref)
 	}
