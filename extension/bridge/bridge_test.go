@@ -17,6 +17,7 @@ import (
 	"github.com/webcodex/webcodex/extension/rendezvous"
 	"github.com/webcodex/webcodex/extension/wire"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/lease"
 )
 
@@ -92,10 +93,8 @@ func TestFakeExtension_HandshakeBoundAndFifthPeer(t *testing.T) {
 	}
 	fifth.conn.Close()
 	// The slots are free again.
-	deadline := time.Now().Add(wait)
-	for s.Status().Peers != 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond) // the reader goroutines are finishing their close
-	}
+	// The reader goroutines are finishing their close.
+	waitfor.Until(t, wait, "every peer slot free", func() bool { return s.Status().Peers == 0 })
 	connect(t, s)
 }
 
@@ -372,10 +371,8 @@ func TestFakeExtension_ByteBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := f.recv()
-	deadline := time.Now().Add(wait)
-	for rt.owner.State() != RouteLossy && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond) // the peer's reader is queuing the flood
-	}
+	// The peer's reader is queuing the flood.
+	waitfor.Start(wait).Wait(func() bool { return rt.owner.State() == RouteLossy })
 	if rt.owner.State() != RouteLossy || s.Status().Verified != 1 {
 		t.Fatalf("after the event flood: route %s, %d verified peers; want lossy and the peer kept", rt.owner.State(), s.Status().Verified)
 	}
@@ -525,10 +522,8 @@ func TestFakeExtension_RevokeDetachAndReconnect(t *testing.T) {
 	h.conn.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	deadline := time.Now().Add(wait)
-	for len(s.Offers()) != 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond) // the reader sees EOF
-	}
+	// The reader sees EOF.
+	waitfor.Until(t, wait, "the old peer's offers gone", func() bool { return len(s.Offers()) == 0 })
 	k := connect(t, s)
 	k.share(9)
 	if _, err := s.Attach(ctx, old); !fsm.IsCode(err, fsm.NotFound) {

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/extension/wire"
 	"github.com/webcodex/webcodex/fsm"
+	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/lease"
 )
 
@@ -38,10 +38,8 @@ func TestFakeExtension_SixtyFourRoutes(t *testing.T) {
 		for tab := from; tab <= to; tab++ {
 			f.sendMsg(&wire.Message{T: wire.KindShare, Tab: tab, Target: "T", URL: "https://shop.test/"})
 		}
-		deadline := time.Now().Add(wait)
-		for len(s.Offers()) < int(to-from+1) && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond) // the peer's reader is recording them
-		}
+		// The peer's reader is recording them.
+		waitfor.Until(t, wait, "the shared tabs offered", func() bool { return len(s.Offers()) >= int(to-from+1) })
 	}
 	attached := 0
 	attachAll := func() {
