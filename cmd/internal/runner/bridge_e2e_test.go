@@ -189,6 +189,19 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 		}
 	}
 	onlyShared("after the shared page opened a window")
+	// new_page opens a tab of the share's own, and close_page closes that
+	// one: the person's other tabs are never named, opened or closed.
+	opened, err := r.Open(ctx, localapi.OpenRequest{Browser: att.Browser.ID, URL: pageSrv.URL + "/opened"})
+	if err != nil {
+		t.Fatalf("new_page through the share: %v", err)
+	}
+	if pages, err := r.Pages(ctx, localapi.BrowserRequest{Browser: att.Browser.ID}); err != nil || len(pages) != 2 {
+		t.Fatalf("after new_page: pages = %+v, %v", pages, err)
+	}
+	if cl, err := r.ClosePage(ctx, localapi.ClosePageRequest{Page: opened.ID}); err != nil || !cl.Closed {
+		t.Fatalf("close_page of the tab new_page opened: %+v, %v", cl, err)
+	}
+	onlyShared("after close_page of the opened tab")
 
 	// The boundaries of any attached page hold for the shared tab.
 	if _, err := r.CDP(ctx, localapi.CDPRequest{Page: page, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"document.cookie"}`)}); !fsm.IsCode(err, fsm.PolicyDenied) {
