@@ -63,6 +63,10 @@ var (
 	fsmPkgs = []string{"./fsm"}
 	// The operation table's own test judges every declaration.
 	opPkgs = []string{"./cmd/internal/op"}
+	// The bridge's machines (bridge_peer, bridge_route) and the offers it
+	// consumes (extension_offer): the fake extension's tests must kill them.
+	bridgePkgs = []string{"./extension/bridge", "./spec"}
+	offerPkgs  = []string{"./lease", "./extension/bridge", "./spec"}
 )
 
 // driftOnly are the tests that fail on any change to a declaration because
@@ -202,6 +206,26 @@ var mutations = []mutation{
 		[]patch{{"{From: Serving, On: End, To: Closing, Effect: EffectEndSession},", "{From: Serving, On: End, To: Closing},"}}, mcpsessionPkgs},
 	{"download: one finished past its bound keeps its file in the jail", "dropped effect", "netguard/downloadspec.go",
 		[]patch{{"To: DownloadCanceled, Guard: fsm.Not(withinBound), Effect: EffectRemoveFile},", "To: DownloadCanceled, Guard: fsm.Not(withinBound)},"}}, netguardPkgs},
+	// The extension bridge's machines and their owners.
+	{"bridge peer: a closing verified peer keeps its offers, leases and routes", "dropped invalidation", "extension/bridge/peer.go",
+		[]patch{{"\tp.s.removePeer(p)\n\tp.s.logf(\"bridge: a peer closed", "\tp.s.logf(\"bridge: a peer closed"}}, bridgePkgs},
+	{"bridge peer: a 33rd command in flight is sent", "bound one too large", "extension/bridge/peer.go",
+		[]patch{{"if len(p.pending) >= wire.MaxQueuedCommands {", "if len(p.pending) > wire.MaxQueuedCommands {"}}, bridgePkgs},
+	{"bridge peer: a call cancelled in flight keeps its command slot", "cancel in flight", "extension/bridge/peer.go",
+		[]patch{{"\tcase <-ctx.Done():\n\t\tp.mu.Lock()\n\t\tdelete(p.pending, m.ID)\n\t\tp.mu.Unlock()\n\t\treturn nil, ctx.Err()", "\tcase <-ctx.Done():\n\t\treturn nil, ctx.Err()"}}, bridgePkgs},
+	{"bridge peer: the handshake skips the extension's origin", "handshake check dropped", "extension/bridge/peer.go",
+		[]patch{{"if !tokenOK || m.Instance != rec.Instance || (origin != \"\" && m.Origin != origin) {", "if !tokenOK || m.Instance != rec.Instance {"}}, bridgePkgs},
+	{"bridge route: a drained lossy route stays lossy", "removed transition (not in the seed)", "extension/bridge/machines.go",
+		[]patch{{"{From: RouteLossy, On: RouteDrained, To: RouteOpen},", "{From: RouteLossy, On: RouteDrained, To: RouteLossy},"}}, bridgePkgs},
+	{"bridge route: an overflow queues no loss marker", "effect not run", "extension/bridge/socket.go",
+		[]patch{{"\trt.sock.queueMarkerLocked(rt, rt.lost)\n\treturn \"\", nil", "\treturn \"\", nil"}}, bridgePkgs},
+	{"bridge route: one event more than the route's bound queued", "bound one too large", "extension/bridge/socket.go",
+		[]patch{{"if rt.queued >= s.s.opts.MaxRouteEvents ||", "if rt.queued > s.s.opts.MaxRouteEvents ||"}}, bridgePkgs},
+	{"offer: consumed at its expiry (the guard dropped)", "removed guard", "lease/offer.go",
+		[]patch{{"{From: OfferOffered, On: OfferConsume, To: OfferConsumed, Guard: offerUnexpired, Effect: EffectAttachDebugger},\n\t\t{From: OfferOffered, On: OfferConsume, To: OfferExpired, Guard: fsm.Not(offerUnexpired)},",
+			"{From: OfferOffered, On: OfferConsume, To: OfferConsumed, Effect: EffectAttachDebugger},"}}, offerPkgs},
+	{"offer: a 17th live offer", "bound one too large", "lease/offer.go",
+		[]patch{{"if len(o.offers) >= MaxLiveOffers {", "if len(o.offers) > MaxLiveOffers {"}}, offerPkgs},
 }
 
 type result struct {
