@@ -14,23 +14,25 @@ import (
 	"github.com/webcodex/webcodex/internal/slow"
 )
 
-// sendBound is the deadline of a send the tests below cancel in flight.
-const sendBound = 300 * time.Millisecond
+// releaseBound bounds how long a send cancelled in flight may keep its
+// caller, stretched by the machine's load.
+const releaseBound = 300 * time.Millisecond
 
-// releasedAtBound fails unless a send ended by its deadline was released
-// at that deadline: not before it (the frame was awaited, not abandoned
-// early) and not long after it (as a ratio of the bound, stretched by the
-// machine's load).
-func releasedAtBound(t *testing.T, err error, start time.Time) {
+// releasedAtCancel fails unless a send cancelled at cancelled ended with
+// the cancellation, within releaseBound of it (reported as a ratio of the
+// bound). The send is cancelled only once the extension holds its frame,
+// so the frame was sent whatever the machine's load.
+func releasedAtCancel(t *testing.T, err error, cancelled time.Time) {
 	t.Helper()
-	elapsed := time.Since(start)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("the cancelled send ended with %v, want its deadline", err)
+	elapsed := time.Since(cancelled)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("the cancelled send ended with %v, want its cancellation", err)
 	}
-	ratio := float64(elapsed) / float64(sendBound)
-	if ratio < 1 || ratio > 1+2*slow.Factor() {
-		t.Fatalf("released after %v: %.2f times its %v bound, want 1 to %.1f", elapsed, ratio, sendBound, 1+2*slow.Factor())
+	bound := slow.Scale(releaseBound)
+	if elapsed > bound {
+		t.Fatalf("released %v after the cancel: %.2f times its %v bound", elapsed, float64(elapsed)/float64(bound), bound)
 	}
+	t.Logf("released %v after the cancel: %.3f of its %v bound", elapsed, float64(elapsed)/float64(bound), bound)
 }
 
 // onlyPeer returns the server's one peer.
@@ -48,8 +50,8 @@ func onlyPeer(t *testing.T, s *Server) *peer {
 }
 
 // TestFakeExtension_SendCancelledInFlight cancels a send whose frame the
-// extension received and has not answered. The caller is released at its
-// deadline; the frame went out once and is never sent again (no effect is
+// extension received and has not answered. The caller is released at the
+// cancel; the frame went out once and is never sent again (no effect is
 // retried: the extension may have acted on it); its late answer reaches
 // nobody and leaks nothing; the peer goes on serving.
 func TestFakeExtension_SendCancelledInFlight(t *testing.T) {
@@ -58,15 +60,16 @@ func TestFakeExtension_SendCancelledInFlight(t *testing.T) {
 		f := connect(t, s)
 		id := f.share(1)
 		res := make(chan error, 1)
-		start := time.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), sendBound)
+		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() { _, err := s.Attach(ctx, id); res <- err }()
 		ctl := f.recv()
 		if ctl.T != wire.KindControl || ctl.Op != wire.OpAttach {
 			t.Fatalf("the extension got %s %s, want the attach control", ctl.T, ctl.Op)
 		}
-		releasedAtBound(t, <-res, start)
+		cancelled := time.Now()
+		cancel()
+		releasedAtCancel(t, <-res, cancelled)
 		p := onlyPeer(t, s)
 		if p.awaiting() {
 			t.Fatal("the cancelled control still holds a command slot")
@@ -121,8 +124,7 @@ func TestFakeExtension_SendCancelledInFlight(t *testing.T) {
 		p := onlyPeer(t, s)
 
 		res := make(chan error, 1)
-		start := time.Now()
-		cctx, ccancel := context.WithTimeout(context.Background(), sendBound)
+		cctx, ccancel := context.WithCancel(context.Background())
 		defer ccancel()
 		go func() {
 			res <- sess.Call(cctx, "Input.insertText", map[string]any{"text": "first"}, nil)
@@ -131,7 +133,9 @@ func TestFakeExtension_SendCancelledInFlight(t *testing.T) {
 		if first.T != wire.KindCommand || first.Method != "Input.insertText" {
 			t.Fatalf("the extension got %s %s", first.T, first.Method)
 		}
-		releasedAtBound(t, <-res, start)
+		cancelled := time.Now()
+		ccancel()
+		releasedAtCancel(t, <-res, cancelled)
 		// The command is still the extension's: it may run, so it counts
 		// toward the commands in flight until answered.
 		if !p.awaiting() {
