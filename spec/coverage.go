@@ -24,7 +24,7 @@ var recording embed.FS
 
 // CoverageTargets are the machines whose every edge a real test must take
 // or the table below must explain.
-var CoverageTargets = []string{"consent", "reconnect", "attachment_owned", "attachment_external", "attachment_shared_tab", "process_lease", "mutation_gate", "mcp_session", "bridge_listener", "bridge_socket", "download"}
+var CoverageTargets = []string{"consent", "reconnect", "attachment_owned", "attachment_external", "attachment_shared_tab", "process_lease", "mutation_gate", "mcp_session", "bridge_listener", "bridge_socket", "download", "runner", "raw_cdp_session"}
 
 // Unreached explains, per machine and edge ("from --on--> to"), why no
 // real-browser test takes it. An explanation for an edge a real test does

@@ -27,6 +27,8 @@ var pinnedExplorations = map[string]struct{ States, Steps int }{
 	"bridge_socket":         {4, 12},
 	"mcp_session":           {4, 12},
 	"download":              {7, 36},
+	"runner":                {3, 9},
+	"raw_cdp_session":       {0, 0},
 }
 
 func TestExplorationCountsPinned(t *testing.T) {

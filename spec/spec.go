@@ -17,6 +17,7 @@ import (
 	"github.com/webcodex/webcodex/extension/bridge"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/lifetime"
 	"github.com/webcodex/webcodex/mcpsession"
 	"github.com/webcodex/webcodex/netguard"
 	"github.com/webcodex/webcodex/reconnect"
@@ -42,6 +43,8 @@ func Machines() []fsm.Described {
 		bridge.SocketSpec,
 		mcpsession.Spec,
 		netguard.DownloadSpec,
+		lifetime.RunnerSpec,
+		lifetime.RawSessionSpec,
 	}
 }
 
@@ -120,7 +123,7 @@ func readme() []byte {
 	var b bytes.Buffer
 	b.WriteString(header)
 	b.WriteString("# webcodex specification, for security reviewers\n\n")
-	b.WriteString("Every lifetime in webcodex — consent, attachment, reconnect, leases — is a finite-state machine declared once in Go " +
+	b.WriteString("Every lifetime in webcodex — consent, attachment, reconnect, leases, MCP sessions, the Runner itself, raw CDP sessions — is a finite-state machine declared once in Go " +
 		"(`fsm.Spec`) and used three ways: the Runner builds a qmuntal/stateless machine from it, this directory draws it, and " +
 		"the property checks explore it exhaustively (and walk it at random). Nothing else in the code keeps lifecycle flags of its own; it fires triggers " +
 		"into these machines and runs the effects they return, after the transition.\n\n")

@@ -234,7 +234,7 @@ func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (res lo
 	for range dropped {
 		r.logf("runner: an --allow entry was dropped")
 	}
-	b := &Browser{r: r, id: newID("b"), mode: localapi.ModeAttached, created: time.Now(), pages: map[string]*Page{},
+	b := &Browser{r: r, id: newID("b"), created: time.Now(), pages: map[string]*Page{},
 		done: make(chan struct{}), stop: make(chan struct{}), ep: e, grant: grant, gate: gate, allowEvaluate: req.AllowEvaluate, req: req}
 	a := newAttachedBrowser(b)
 	b.life = a

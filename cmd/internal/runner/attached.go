@@ -104,10 +104,11 @@ func (a *attachedBrowser) detachDebugger(ctx context.Context, _ attachmentStep) 
 	return "", nil
 }
 
-func (a *attachedBrowser) teardown(ctx context.Context) string {
-	a.b.fireOrLog(ctx, lease.AttachClose)
-	return "detached"
-}
+func (a *attachedBrowser) teardown(ctx context.Context) { a.b.fireOrLog(ctx, lease.AttachClose) }
+
+// lostReason: an attached browser is lost only when its connection went
+// and the reconnect machine gave up.
+func (a *attachedBrowser) lostReason() string { return "connection_lost" }
 
 func (a *attachedBrowser) reconnect(ctx context.Context) (reconnect.Result, error) {
 	return a.coord.Reconnect(ctx)
@@ -122,21 +123,7 @@ func (a *attachedBrowser) describe(bi *localapi.BrowserInfo) {
 }
 
 // invalidate retires every page of the connection that was lost.
-func (a *attachedBrowser) invalidate() {
-	b, r := a.b, a.b.r
-	b.mu.Lock()
-	pages := b.pages
-	b.pages = map[string]*Page{}
-	b.mu.Unlock()
-	r.mu.Lock()
-	for id := range pages {
-		r.retireLocked(id)
-	}
-	r.mu.Unlock()
-	for _, p := range pages {
-		p.surf.Close()
-	}
-}
+func (a *attachedBrowser) invalidate() { a.b.retirePages() }
 
 // reconnectHooks are the effects of the reconnect machine for b.
 func (a *attachedBrowser) reconnectHooks() reconnect.Hooks {
@@ -184,3 +171,5 @@ func (a *attachedBrowser) reconnectHooks() reconnect.Hooks {
 		RevokeGrant: func() { r.broker.RevokeBrowser(b.ep.key()) },
 	}
 }
+
+func (a *attachedBrowser) mode() string { return localapi.ModeAttached }

@@ -200,7 +200,7 @@ func (r *Runner) AttachOffer(ctx context.Context, req localapi.AttachOfferReques
 	if err != nil {
 		return localapi.AttachResult{}, err
 	}
-	b := &Browser{r: r, id: newID("b"), mode: localapi.ModeAttached, created: time.Now(), pages: map[string]*Page{},
+	b := &Browser{r: r, id: newID("b"), created: time.Now(), pages: map[string]*Page{},
 		done: make(chan struct{}), stop: make(chan struct{}), gate: gate, allowEvaluate: req.AllowEvaluate}
 	b.life = newSharedTab(b, sock)
 	b.gens.Advance()
@@ -261,35 +261,24 @@ func (s *sharedTab) watch() {
 		return // our own teardown closed it
 	default:
 	}
-	reason := s.sock.Reason()
-	if reason == "" {
-		reason = "connection_lost"
-	}
-	b.mu.Lock()
-	b.lostReason = reason
-	b.mu.Unlock()
 	if _, err := b.fire(context.Background(), lease.AttachSocketLost); err != nil {
 		return // logged
 	}
-	b.r.logf("runner: browser %s: the shared tab ended (%s)", b.id, reason)
+	b.r.logf("runner: browser %s: the shared tab ended (%s)", b.id, s.lostReason())
+}
+
+// lostReason is the socket's own: why the extension ended the share.
+func (s *sharedTab) lostReason() string {
+	if reason := s.sock.Reason(); reason != "" {
+		return reason
+	}
+	return "connection_lost"
 }
 
 // retirePages is retire_pages: the share ended, so its pages are retired
 // (their ids stay refused as closed) and nothing re-attaches them.
 func (s *sharedTab) retirePages(context.Context, attachmentStep) (lease.AttachTrigger, error) {
-	b, r := s.b, s.b.r
-	b.mu.Lock()
-	pages := b.pages
-	b.pages = map[string]*Page{}
-	b.mu.Unlock()
-	r.mu.Lock()
-	for id := range pages {
-		r.retireLocked(id)
-	}
-	r.mu.Unlock()
-	for _, p := range pages {
-		p.surf.Close()
-	}
+	s.b.retirePages()
 	return "", nil
 }
 
@@ -298,16 +287,15 @@ func (s *sharedTab) detachDebugger(ctx context.Context, _ attachmentStep) (lease
 	return "", nil
 }
 
-func (s *sharedTab) teardown(ctx context.Context) string {
-	s.b.fireOrLog(ctx, lease.AttachClose)
-	return "detached"
-}
+func (s *sharedTab) teardown(ctx context.Context) { s.b.fireOrLog(ctx, lease.AttachClose) }
 
 func (s *sharedTab) reconnect(context.Context) (reconnect.Result, error) {
 	return reconnect.Result{}, fsm.Refuse(fsm.RouteUnavailable, "a tab shared from the extension does not reconnect: the person shares it again")
 }
 
 func (s *sharedTab) describe(bi *localapi.BrowserInfo) { bi.Via = ViaExtension }
+
+func (s *sharedTab) mode() string { return localapi.ModeAttached }
 
 // offersWaiting reports whether a shared tab waits to be attached: the
 // Runner is not idle while a person's Share is pending (ten minutes at

@@ -34,8 +34,7 @@ import (
 type Browser struct {
 	r        *Runner
 	id       string
-	mode     string
-	profile  string
+	profile  string // a managed profile's name; "" otherwise
 	headless bool
 	created  time.Time
 	gens     reconnect.Generations
@@ -67,12 +66,8 @@ type Browser struct {
 	// terminal, or released); keep asks that b outlive it (session.go).
 	session string
 	keep    bool
-	// lostReason says why an owned browser is lost (crashed, or its
-	// connection dropped); set once, as the machine moves to lost.
-	lostReason string
-	pageSeq    uint64         // pages in the order they were attached
-	teardown   string         // how it ended (closed, detached); set once by closeBrowser, read after done
-	dl         *netguard.Jail // owned: the download jail (downloads.go)
+	pageSeq uint64         // pages in the order they were attached
+	dl      *netguard.Jail // owned: the download jail (downloads.go)
 }
 
 // c returns the connection of the current generation.
@@ -98,7 +93,7 @@ type Page struct {
 	// so its error page is reported as that, not as leaving the allowlist.
 	navFailed atomic.Bool
 
-	raw rawSession // raw CDP's own session (rawsession.go)
+	raw *rawSession // raw CDP's own session (rawsession.go)
 
 	// What the browser last said of the page, for a listing it does not
 	// answer in time, and its place in listings (attach order); guarded
@@ -118,10 +113,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	// bounded shorter still gives it the default bound.
 	ctx, settle := r.call(ctx, "", "the launch", max(r.callBound(), DefaultCallBound))
 	defer func() { err = settle(err) }()
-	r.mu.Lock()
-	closed := r.closed
-	r.mu.Unlock()
-	if closed {
+	if !r.serving() {
 		return localapi.BrowserInfo{}, errClosed
 	}
 	exe := r.opts.Chrome
@@ -141,7 +133,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	}
 	lopts := platform.LaunchOptions{Exec: exe, StartTimeout: r.opts.StartTimeout}
 	if req.Managed == "" {
-		b.mode, b.headless = localapi.ModeEphemeral, true
+		b.headless = true
 		if req.Headless != nil && !*req.Headless {
 			b.headless = false
 		}
@@ -150,7 +142,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 		if !profileName.MatchString(req.Managed) {
 			return localapi.BrowserInfo{}, fsm.Refuse(fsm.InvalidArgument, "a managed profile name is 1 to 48 of a-z, 0-9 and '-', not a path")
 		}
-		b.mode, b.profile, b.headless = localapi.ModeManaged, req.Managed, req.Headless != nil && *req.Headless
+		b.profile, b.headless = req.Managed, req.Headless != nil && *req.Headless
 		dir, lk, err := r.leaseManaged(req.Managed)
 		if err != nil {
 			return localapi.BrowserInfo{}, err
@@ -234,7 +226,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	if err := r.register(ctx, b); err != nil {
 		return abort(err)
 	}
-	r.logf("runner: launched browser %s (%s)", b.id, b.mode)
+	r.logf("runner: launched browser %s (%s)", b.id, b.mode())
 	return b.info(ctx), nil
 }
 
@@ -242,9 +234,11 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 // and starts its lifecycle's watcher.
 func (r *Runner) register(ctx context.Context, b *Browser) error {
 	r.mu.Lock()
-	if r.closed {
+	// Under r.mu, which close_browsers takes to list the browsers after the
+	// machine left serving: a browser listed here is one it closes.
+	if !r.serving() {
 		r.mu.Unlock()
-		return errClosed // Shutdown has already collected the browsers to close
+		return errClosed
 	}
 	b.setCreator(ctx)
 	b.setSession(ctx)
@@ -421,6 +415,7 @@ func (b *Browser) forgetTarget(id target.ID) {
 	b.r.retireLocked(gone.id)
 	b.r.mu.Unlock()
 	gone.surf.Close()
+	gone.raw.close()
 }
 
 // attachPage attaches a flattened session to a page target and registers
@@ -442,6 +437,7 @@ func (b *Browser) attachPage(ctx context.Context, id target.ID, opened bool) (*P
 	}
 	gen := b.gens.Current()
 	p := &Page{id: newID("p"), browser: b, target: id, sess: sess, gen: gen, opened: opened}
+	p.raw = newRawSession(p)
 	surf, err := surface.New(ctx, b.gatedSession(sess, cdproto.FrameID(id)), surface.Options{
 		Child:      b.gatedChild(sess),
 		Generation: uint64(gen),
@@ -460,6 +456,7 @@ func (b *Browser) attachPage(ctx context.Context, id target.ID, opened bool) (*P
 	b.mu.Unlock()
 	b.r.mu.Lock()
 	b.r.pages[p.id] = p
+	b.r.issued[p.id] = struct{}{}
 	b.r.mu.Unlock()
 	return p, nil
 }
@@ -504,34 +501,27 @@ func (r *Runner) Close(ctx context.Context, req localapi.BrowserRequest) (_ loca
 	if err != nil {
 		return localapi.CloseResult{}, err
 	}
-	teardown := r.closeBrowser(ctx, b)
-	return localapi.CloseResult{Browser: b.id, Mode: b.mode, Teardown: teardown}, nil
+	r.closeBrowser(ctx, b)
+	// How it ended is the machine's final state: closed (owned) or
+	// detached (the person's).
+	return localapi.CloseResult{Browser: b.id, Mode: b.mode(), Teardown: string(b.state())}, nil
 }
 
 // closeBrowser tears b down once, by its kind's machine (owned: Browser.close,
-// then reap the process tree; attached: detach), and reports how it ended.
-// Every goroutine of b has ended when it returns.
-func (r *Runner) closeBrowser(ctx context.Context, b *Browser) string {
+// then reap the process tree; attached: detach), then frees what every kind
+// holds: the connection, the download jail, the pages, the gates and the
+// registry entry. Every goroutine of b has ended when it returns.
+func (r *Runner) closeBrowser(ctx context.Context, b *Browser) {
 	b.closing.Do(func() {
 		defer close(b.done)
 		close(b.stop)
 		b.life.stop() // its watcher has ended: the machine is at rest
-		b.teardown = b.life.teardown(ctx)
+		b.life.teardown(ctx)
 		b.c().Close()
 		b.dl.Close()
-		b.mu.Lock()
-		pages := b.pages
-		b.pages = map[string]*Page{}
-		b.mu.Unlock()
-		for _, p := range pages {
-			p.surf.Close()
-		}
+		b.retirePages()
 		r.mu.Lock()
-		for id := range pages {
-			r.retireLocked(id)
-		}
 		delete(r.browsers, b.id)
-		r.retired[b.id] = true
 		r.mu.Unlock()
 		r.gates.Forget(b.id)
 		if o, ok := b.life.(*ownedBrowser); ok {
@@ -541,7 +531,26 @@ func (r *Runner) closeBrowser(ctx context.Context, b *Browser) string {
 	})
 	<-b.done
 	b.watchWG.Wait()
-	return b.teardown
+}
+
+// retirePages retires every page of b: unlisted, their ids stale, their
+// surfaces and raw sessions closed. It is the one way a browser's pages go:
+// at teardown, when an attached browser's connection is lost for good, and
+// when a shared tab ends.
+func (b *Browser) retirePages() {
+	b.mu.Lock()
+	pages := b.pages
+	b.pages = map[string]*Page{}
+	b.mu.Unlock()
+	b.r.mu.Lock()
+	for id := range pages {
+		b.r.retireLocked(id)
+	}
+	b.r.mu.Unlock()
+	for _, p := range pages {
+		p.surf.Close()
+		p.raw.close()
+	}
 }
 
 // info describes b within statusBound whatever the browser does: its pages
@@ -550,16 +559,16 @@ func (r *Runner) closeBrowser(ctx context.Context, b *Browser) string {
 // known of it and marked unresponsive, never left out.
 func (b *Browser) info(ctx context.Context) localapi.BrowserInfo {
 	b.mu.Lock()
-	session, reason := b.session, b.lostReason
+	session := b.session
 	b.mu.Unlock()
 	bi := localapi.BrowserInfo{
-		ID: b.id, Mode: b.mode, Profile: b.profile, State: string(b.state()),
+		ID: b.id, Mode: b.mode(), Profile: b.profile, State: string(b.state()),
 		Generation: uint64(b.gens.Current()), Headless: b.headless, Pages: []localapi.PageInfo{},
 		Session: session,
 	}
 	b.life.describe(&bi)
 	if b.lost() {
-		bi.LostReason = reason // its pages went with it
+		bi.LostReason = b.life.lostReason() // its pages went with it
 		return bi
 	}
 	pages, answered := b.pageInfos(ctx)

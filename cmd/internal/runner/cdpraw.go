@@ -100,7 +100,7 @@ func (r *Runner) prepareCDP(ctx context.Context, req localapi.CDPRequest) (*prep
 		return nil, err
 	}
 	tier := policy.TierFor(p.browser.gate.OpenWeb())
-	if err := policy.Check(req.Method, tier, p.browser.mode == localapi.ModeAttached, p.browser.allowEvaluate); err != nil {
+	if err := policy.Check(req.Method, tier, p.browser.attached(), p.browser.allowEvaluate); err != nil {
 		return nil, err
 	}
 	if len(req.Params) > maxCDPParamsBytes {

@@ -16,6 +16,7 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/waitfor"
+	"github.com/webcodex/webcodex/lifetime"
 )
 
 // origins3 serves the three origins of the raw CDP attack tests: an allowed
@@ -340,7 +341,7 @@ func TestRawSessionIsResetOnNavigation(t *testing.T) {
 		}
 	}
 	p.raw.mu.Lock()
-	old, resets := p.raw.sess, p.raw.resets
+	old, resets := p.raw.sess, p.raw.m.Counter("resets")
 	p.raw.mu.Unlock()
 
 	// Navigate through the surface; the watcher alone resets the session.
@@ -353,8 +354,8 @@ func TestRawSessionIsResetOnNavigation(t *testing.T) {
 		t.Fatal("the raw session was not detached after the main frame navigated")
 	}
 	p.raw.mu.Lock()
-	if p.raw.resets != resets+1 || p.raw.sess != nil {
-		t.Errorf("after the navigation: resets %d (was %d), session %v; want one reset and no session", p.raw.resets, resets, p.raw.sess)
+	if n := p.raw.m.Counter("resets"); n != resets+1 || p.raw.sess != nil || p.raw.m.State() != lifetime.RawDetached {
+		t.Errorf("after the navigation: resets %d (was %d), session %v, machine %s; want one reset, no session, detached", n, resets, p.raw.sess, p.raw.m.State())
 	}
 	p.raw.mu.Unlock()
 	// The surface still works (its domains were never the raw session's).

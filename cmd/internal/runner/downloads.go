@@ -34,7 +34,7 @@ const maxDownloadWait = 40 * time.Second
 // jailDir is where b's downloads go: inside the launch directory of an
 // ephemeral browser, beside the profile of a managed one.
 func (b *Browser) jailDir(launchDir string) (string, error) {
-	if b.mode == localapi.ModeManaged {
+	if b.managed() {
 		dir := filepath.Join(b.r.opts.StateDir, "browser", "profiles", b.profile, "downloads")
 		if err := os.RemoveAll(dir); err != nil { // what a run that died left
 			return "", fmt.Errorf("runner: download directory: %w", err)
@@ -62,7 +62,7 @@ func (r *Runner) downloadCap() int64 {
 // jailDownloads points an owned browser's downloads at its jail before any
 // page can start one (at launch, on its one connection).
 func (b *Browser) jailDownloads(ctx context.Context, launchDir string) error {
-	if b.mode == localapi.ModeAttached {
+	if b.attached() {
 		return nil // the person's browser: its downloads are left alone
 	}
 	dir, err := b.jailDir(launchDir)
@@ -88,7 +88,7 @@ func (b *Browser) jailDownloads(ctx context.Context, launchDir string) error {
 
 // ownedDownloads returns b's jail, or the refusal for a browser without one.
 func (b *Browser) ownedDownloads() (*netguard.Jail, error) {
-	if b.mode == localapi.ModeAttached {
+	if b.attached() {
 		return nil, fsm.Refuse(fsm.RouteUnavailable, "an attached browser's downloads are the person's own; webcodex neither redirects nor lists them")
 	}
 	b.mu.Lock()

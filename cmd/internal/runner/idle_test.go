@@ -12,7 +12,7 @@ import (
 // whole period.
 func TestWaitIdleBusyWhileBrowserOrClient(t *testing.T) {
 	t.Parallel()
-	r := &Runner{browsers: map[string]*Browser{}}
+	r := newRunner(Options{})
 	const period = 50 * time.Millisecond
 	var conns atomic.Int64
 	open := conns.Load

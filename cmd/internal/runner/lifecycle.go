@@ -31,8 +31,13 @@ type lifecycle interface {
 	start()
 	stop()
 	// teardown fires the machine's close (the browser's goroutines have
-	// ended) and reports how it ended: closed or detached.
-	teardown(ctx context.Context) string
+	// ended); how it ended is the machine's final state.
+	teardown(ctx context.Context)
+	// lostReason says why the machine is in lost, read from the step that
+	// took it there or from the connection's own reason.
+	lostReason() string
+	// mode is the ownership mode on the wire (localapi.Mode*).
+	mode() string
 	// reconnect forces a reconnect, or refuses one the kind cannot make.
 	reconnect(ctx context.Context) (reconnect.Result, error)
 	// describe adds what only this kind knows to bi.
@@ -47,12 +52,11 @@ type attachmentStep = fsm.Step[lease.AttachState, lease.AttachTrigger]
 
 // watcher is a lifecycle's one watch goroutine and the wait for it. A
 // watcher ended before it ran (a Shutdown racing a registration) never
-// starts its goroutine.
+// starts its goroutine: quit, closed once by end, says so.
 type watcher struct {
-	wg    sync.WaitGroup
-	quit  chan struct{}
-	mu    sync.Mutex // serializes run and end
-	ended bool
+	wg   sync.WaitGroup
+	quit chan struct{}
+	mu   sync.Mutex // serializes run and end
 }
 
 func newWatcher() watcher { return watcher{quit: make(chan struct{})} }
@@ -60,8 +64,10 @@ func newWatcher() watcher { return watcher{quit: make(chan struct{})} }
 func (w *watcher) run(f func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.ended {
+	select {
+	case <-w.quit:
 		return
+	default:
 	}
 	w.wg.Add(1)
 	go func() {
@@ -73,8 +79,9 @@ func (w *watcher) run(f func()) {
 // end asks the goroutine to stop and waits for it.
 func (w *watcher) end() {
 	w.mu.Lock()
-	if !w.ended {
-		w.ended = true
+	select {
+	case <-w.quit:
+	default:
 		close(w.quit)
 	}
 	w.mu.Unlock()
@@ -83,6 +90,24 @@ func (w *watcher) end() {
 
 // state returns b's attachment state.
 func (b *Browser) state() lease.AttachState { return b.life.machine().State() }
+
+// mode is b's ownership mode on the wire, answered by its kind.
+func (b *Browser) mode() string { return b.life.mode() }
+
+// managed reports whether b runs a managed (persistent) profile.
+func (b *Browser) managed() bool { return b.life.mode() == localapi.ModeManaged }
+
+// arrivedBy is the trigger that last moved m into st, or "": a reason rides
+// on the step the machine took, not in a field beside it.
+func arrivedBy(m attachmentOwner, st lease.AttachState) lease.AttachTrigger {
+	tr := m.Trace()
+	for i := len(tr) - 1; i >= 0; i-- {
+		if tr[i].To == string(st) {
+			return lease.AttachTrigger(tr[i].On)
+		}
+	}
+	return ""
+}
 
 // attached reports whether b is the person's (an endpoint attachment or a
 // shared tab): its unauthorized tabs are never adopted, and teardown only

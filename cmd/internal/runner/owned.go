@@ -65,7 +65,7 @@ const lostExitWait = 5 * time.Second
 // listed, lost with the reason, until someone closes it.
 func (o *ownedBrowser) watch() {
 	b := o.b
-	trigger, reason := lease.AttachExited, "crashed"
+	trigger := lease.AttachExited
 	select {
 	case <-o.proc.Exited():
 		b.r.logf("runner: browser %s exited on its own", b.id)
@@ -75,7 +75,7 @@ func (o *ownedBrowser) watch() {
 		select { // a browser whose pipe dropped is on its way out
 		case <-o.proc.Exited(): // it went by itself: the pipe was only the first sign
 		case <-t.C:
-			trigger, reason = lease.AttachSocketLost, "connection_lost" // alive without its pipe: wedged
+			trigger = lease.AttachSocketLost // alive without its pipe: wedged
 		case <-o.w.quit:
 			t.Stop()
 			return
@@ -84,9 +84,6 @@ func (o *ownedBrowser) watch() {
 	case <-o.w.quit:
 		return
 	}
-	b.mu.Lock()
-	b.lostReason = reason
-	b.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, err := b.fire(ctx, trigger); err != nil {
@@ -129,18 +126,15 @@ func (o *ownedBrowser) closeBrowser(ctx context.Context, _ attachmentStep) (leas
 }
 
 // teardown closes a ready browser (Browser.close, then reap), or finishes
-// one that is lost; a process that exited unnoticed is first marked lost.
+// one that is lost; a process that exited unnoticed is first moved to lost.
 // The egress proxy goes in release, after the browser.
-func (o *ownedBrowser) teardown(ctx context.Context) string {
+func (o *ownedBrowser) teardown(ctx context.Context) {
 	b := o.b
 	if o.m.State() == lease.AttachReady {
 		select {
 		case <-o.proc.Exited():
-			b.mu.Lock()
-			b.lostReason = "crashed"
-			b.mu.Unlock()
 			if _, err := b.fire(ctx, lease.AttachExited); err != nil {
-				return "closed" // logged; release frees what is left
+				return // logged; release frees what is left
 			}
 		default:
 		}
@@ -148,7 +142,23 @@ func (o *ownedBrowser) teardown(ctx context.Context) string {
 	// A refusal (logged) means the machine ran no effect, and nothing else
 	// may: what is left is freed by release.
 	b.fireOrLog(ctx, lease.AttachClose)
-	return "closed"
+}
+
+// lostReason is read from the step that took the machine to lost: the
+// process exited (crashed), or it lived on without its pipe (wedged).
+func (o *ownedBrowser) lostReason() string {
+	if arrivedBy(o.m, lease.AttachLost) == lease.AttachSocketLost {
+		return "connection_lost"
+	}
+	return "crashed"
+}
+
+// mode is ephemeral, or managed for a named profile.
+func (o *ownedBrowser) mode() string {
+	if o.b.profile != "" {
+		return localapi.ModeManaged
+	}
+	return localapi.ModeEphemeral
 }
 
 // release undoes what the launch prepared: the egress proxy, the profile

@@ -222,7 +222,7 @@ func (p *Page) targetURL(ctx context.Context) (string, error) {
 // webcodex did not open: once it is off the allowlist it is invisible and
 // refused like an unknown id, and never navigated.
 func (p *Page) personal() bool {
-	if p.browser.mode != localapi.ModeAttached {
+	if !p.browser.attached() {
 		return false
 	}
 	p.browser.mu.Lock()
@@ -322,7 +322,7 @@ func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi
 	if err != nil {
 		return localapi.EvalResult{}, err
 	}
-	if p.browser.mode == localapi.ModeAttached && !p.browser.allowEvaluate {
+	if p.browser.attached() && !p.browser.allowEvaluate {
 		return localapi.EvalResult{}, fsm.Refuse(fsm.PolicyDenied, "evaluate is off for attached browsers unless the owner passes --allow-evaluate for that attachment")
 	}
 	if err := p.authorize(ctx); err != nil {

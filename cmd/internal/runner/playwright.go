@@ -23,7 +23,7 @@ func (r *Runner) PDF(ctx context.Context, req localapi.PageRequest) (_ localapi.
 	if err != nil {
 		return localapi.PDFResult{}, err
 	}
-	if p.browser.mode == localapi.ModeAttached {
+	if p.browser.attached() {
 		return localapi.PDFResult{}, fsm.Refuse(fsm.RouteUnavailable, "a PDF is printed only from a browser webcodex launched, not from the person's own")
 	}
 	data, err := p.surf.PDF(ctx)

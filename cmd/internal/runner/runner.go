@@ -21,6 +21,7 @@ import (
 	"github.com/webcodex/webcodex/extension/bridge"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
+	"github.com/webcodex/webcodex/lifetime"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -88,11 +89,20 @@ type Runner struct {
 	ledger  *lease.Ledger
 	auditMu sync.Mutex // serializes appends to the audit trail
 
+	// life is the Runner's own machine (lifetime.RunnerSpec): whether it
+	// still registers browsers is its state, never a flag beside it.
+	life runnerOwner
+	// released is closed by release_runner, so a second stop waits for the
+	// first to finish.
+	released chan struct{}
+
 	mu       sync.Mutex // mu guards the fields that follow
 	browsers map[string]*Browser
 	pages    map[string]*Page // every live page, by opaque id
-	retired  map[string]bool  // ids of pages and browsers that are gone: refused as stale, never reused
-	closed   bool
+	// issued holds every page id this Runner minted: an issued id that is
+	// not live is stale (refused as binding_stale, never reused); an id
+	// never issued is unknown. Liveness is r.pages, not a second flag.
+	issued map[string]struct{}
 	// handshakes counts browser-level WebSockets opened to attached
 	// browsers: each one may prompt the person, so tests count them.
 	handshakes int
@@ -123,11 +133,7 @@ func New(opts Options) (*Runner, error) {
 		}
 		return nil, fmt.Errorf("runner: state root: %w", err)
 	}
-	r := &Runner{
-		opts: opts, started: time.Now(), env: localapi.EnvFingerprint(),
-		broker: consent.NewBroker(), gates: lease.NewGates(), ledger: lease.NewLedger(),
-		browsers: map[string]*Browser{}, pages: map[string]*Page{}, retired: map[string]bool{},
-	}
+	r := newRunner(opts)
 	r.reapOrphans()
 	r.startBridge()
 	if sb := platform.Sandbox(); !sb.Enabled {
@@ -135,6 +141,30 @@ func New(opts Options) (*Runner, error) {
 	}
 	return r, nil
 }
+
+type runnerOwner = *fsm.Owner[lifetime.RunnerState, lifetime.RunnerTrigger, struct{}]
+
+type runnerStep = fsm.Step[lifetime.RunnerState, lifetime.RunnerTrigger]
+
+// newRunner builds a Runner's registry and its own machine; New adds what
+// touches the system.
+func newRunner(opts Options) *Runner {
+	r := &Runner{
+		opts: opts, started: time.Now(), env: localapi.EnvFingerprint(),
+		broker: consent.NewBroker(), gates: lease.NewGates(), ledger: lease.NewLedger(),
+		browsers: map[string]*Browser{}, pages: map[string]*Page{}, issued: map[string]struct{}{},
+		released: make(chan struct{}),
+	}
+	r.life = fsm.NewOwner(lifetime.RunnerSpec, nil, fsm.Effects[lifetime.RunnerState, lifetime.RunnerTrigger]{
+		lifetime.EffectCloseBrowsers: r.closeBrowsers,
+		lifetime.EffectReleaseRunner: r.release,
+	})
+	return r
+}
+
+// serving reports whether the Runner still registers browsers and
+// sessions.
+func (r *Runner) serving() bool { return r.life.State() == lifetime.RunnerServing }
 
 func (r *Runner) logf(format string, args ...any) {
 	if r.opts.Logf != nil {
@@ -152,17 +182,31 @@ func newID(kind string) string {
 }
 
 // Shutdown closes every owned browser cleanly and detaches from attached
-// ones; grants are discarded. Safe to call twice.
-func (r *Runner) Shutdown(ctx context.Context) {
-	r.mu.Lock()
-	r.closed = true
-	var all []*Browser
-	for _, b := range r.browsers {
-		all = append(all, b)
+// ones; grants are discarded. Safe to call twice: the machine refuses the
+// second stop, which waits for the first.
+func (r *Runner) Shutdown(ctx context.Context) { r.end(ctx, lifetime.RunnerStop) }
+
+// end fires stop or idle; it reports whether this call drained the Runner
+// (false: another call did or does, and it has finished or ctx ended).
+func (r *Runner) end(ctx context.Context, t lifetime.RunnerTrigger) bool {
+	if _, err := r.life.Fire(ctx, t); err != nil {
+		if _, refused := fsm.AsRefusal(err); !refused {
+			r.logf("runner: %s: %v", t, err)
+		}
+		select {
+		case <-r.released:
+		case <-ctx.Done():
+		}
+		return false
 	}
-	r.mu.Unlock()
+	return true
+}
+
+// closeBrowsers is close_browsers: every listed browser closed or
+// detached by its own attachment machine, at once.
+func (r *Runner) closeBrowsers(ctx context.Context, _ runnerStep) (lifetime.RunnerTrigger, error) {
 	var wg sync.WaitGroup
-	for _, b := range all {
+	for _, b := range r.browserList() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -170,12 +214,20 @@ func (r *Runner) Shutdown(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	return lifetime.RunnerDrained, nil
+}
+
+// release is release_runner: the bridge, the session watcher, the grants
+// and the consent adapter's bus connection.
+func (r *Runner) release(context.Context, runnerStep) (lifetime.RunnerTrigger, error) {
+	defer close(r.released)
 	r.stopBridge()
 	r.sessions.close()
 	r.broker.Discard()
 	if c, ok := r.opts.ConsentUI.(interface{ Close() error }); ok {
-		c.Close() // the adapter's bus connection
+		c.Close()
 	}
+	return "", nil
 }
 
 // Status reports the Runner and its browsers.
@@ -251,10 +303,10 @@ func (r *Runner) browser(id string) (*Browser, error) {
 func (r *Runner) page(id string) (*Page, error) {
 	r.mu.Lock()
 	p := r.pages[id]
-	retired := r.retired[id]
+	_, issued := r.issued[id]
 	r.mu.Unlock()
 	if p == nil {
-		if retired {
+		if issued {
 			return nil, fsm.Refuse(fsm.BindingStale, "this page handle is from an earlier connection or a closed page; list pages again")
 		}
 		return nil, fsm.Refuse(fsm.NotFound, "no such page")
@@ -273,10 +325,10 @@ func (r *Runner) page(id string) (*Page, error) {
 	return p, nil
 }
 
-// retireLocked forgets a page id for good.
+// retireLocked forgets a live page id for good: it stays issued, so it is
+// refused as stale.
 func (r *Runner) retireLocked(id string) {
 	delete(r.pages, id)
-	r.retired[id] = true
 }
 
 var errClosed = errors.New("runner: shutting down")

@@ -3,11 +3,13 @@ package runner
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/lifetime"
 )
 
 // shutdownTimeout bounds closing every browser when the Runner stops.
@@ -26,6 +28,14 @@ func Serve(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	return r.serve(ctx, ln)
+}
+
+// serve runs the local API on ln until ctx ends or the Runner has been
+// idle for opts.IdleExit; either way the Runner's machine drains it before
+// serve returns.
+func (r *Runner) serve(ctx context.Context, ln net.Listener) error {
+	opts := r.opts
 	srv := &localapi.Server{Routes: r.Routes(), Logf: opts.Logf}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -36,17 +46,22 @@ func Serve(ctx context.Context, opts Options) error {
 			defer idle.Done()
 			if r.waitIdle(ctx, opts.IdleExit, srv.OpenConns) {
 				r.logf("runner: idle for %s with no browser and no client: exiting", opts.IdleExit)
+				// idle drains the Runner before the listener stops: a launch
+				// that raced the idle check is refused, or closed if listed.
+				sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+				r.end(sctx, lifetime.RunnerIdle)
+				scancel()
 				cancel()
 			}
 		}()
 	}
 	r.logf("runner: serving (pid %d)", os.Getpid())
-	err = srv.Run(ctx, ln)
+	err := srv.Run(ctx, ln)
 	cancel()
 	idle.Wait()
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer scancel()
-	r.Shutdown(sctx)
+	r.Shutdown(sctx) // after idle: refused by the machine, and returns at once
 	r.logf("runner: stopped")
 	if err != nil {
 		return fmt.Errorf("runner: serve: %w", err)

@@ -38,12 +38,10 @@ type mcpSession struct {
 // sessionTable holds the sessions bound to processes. Its zero value is
 // ready to use; its watcher starts with the first bound session.
 type sessionTable struct {
-	mu      sync.Mutex // guards the fields that follow
-	m       map[string]*mcpSession
-	watched bool
-	closed  bool
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	mu   sync.Mutex // guards the fields that follow
+	m    map[string]*mcpSession
+	stop chan struct{} // nil until the watcher starts, with the first session
+	wg   sync.WaitGroup
 }
 
 // sessionOf returns the session the request speaks for ("" for none: the
@@ -73,16 +71,18 @@ func (t *sessionTable) bind(r *Runner, session string, fp platform.Fingerprint) 
 	if s := t.m[session]; s != nil {
 		return s.peer == fp
 	}
-	if t.closed || len(t.m) >= maxSessions {
+	// The Runner's machine, not a flag of the table, says whether sessions
+	// are still bound: release_runner stops the watcher after it left
+	// serving, so none starts after.
+	if !r.serving() || len(t.m) >= maxSessions {
 		return false
 	}
 	if t.m == nil {
 		t.m = map[string]*mcpSession{}
-		t.stop = make(chan struct{})
 	}
 	t.m[session] = &mcpSession{peer: fp}
-	if !t.watched {
-		t.watched = true
+	if t.stop == nil {
+		t.stop = make(chan struct{})
 		t.wg.Add(1)
 		go t.watch(r)
 	}
@@ -118,14 +118,10 @@ func (t *sessionTable) watch(r *Runner) {
 	}
 }
 
-// close stops the watcher and waits for it.
+// close stops the watcher and waits for it. release_runner calls it once,
+// as the Runner's machine leaves draining.
 func (t *sessionTable) close() {
 	t.mu.Lock()
-	if t.closed {
-		t.mu.Unlock()
-		return
-	}
-	t.closed = true
 	if t.stop != nil {
 		close(t.stop)
 	}

@@ -18,7 +18,7 @@ func TestSessionTableBindsOneProcessAndIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{browsers: map[string]*Browser{}, pages: map[string]*Page{}, retired: map[string]bool{}}
+	r := newRunner(Options{})
 	defer r.sessions.close()
 	tab := &r.sessions
 	if !tab.bind(r, "mcp-a", self) || !tab.bind(r, "mcp-a", self) {

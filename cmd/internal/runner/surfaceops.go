@@ -182,7 +182,7 @@ func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (
 	p.browser.mu.Lock()
 	opened := p.opened
 	p.browser.mu.Unlock()
-	if p.browser.mode == localapi.ModeAttached && !opened {
+	if p.browser.attached() && !opened {
 		return localapi.ClosePageResult{}, fsm.Refuse(fsm.WrongTargetRefused, "this tab was not opened by webcodex; it is never closed by it")
 	}
 	if _, err := cdproto.Call(ctx, p.browser.c().Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: p.target}); err != nil {

@@ -36,7 +36,7 @@ func (r *Runner) Handover(ctx context.Context, req localapi.HandoverRequest) (_ 
 	if err != nil {
 		return localapi.HandoverResult{}, err
 	}
-	if b.mode != localapi.ModeAttached {
+	if !b.attached() {
 		return localapi.HandoverResult{}, fsm.Refuse(fsm.InvalidArgument, "only tabs opened in an attached browser are handed over; an owned browser's tabs go with it")
 	}
 	if req.Page != "" {
