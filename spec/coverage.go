@@ -67,6 +67,11 @@ var Unreached = map[string]map[string]string{
 		"cancelling --finished--> canceled": "the browser completing a download between webcodex's cancel and the browser accepting it: a race a " +
 			"real run cannot land on cue without timing assertions",
 	},
+	"raw_cdp_session": {
+		"attaching --attach_failed--> detached": "the browser refusing Target.attachToTarget for a live, authorized page target: not staged by a real-browser test yet",
+		"attached --dropped--> detached":        "Chrome ending the raw session by itself (its target crashed) between two raw commands while the page stays listed: not staged by a real-browser test yet",
+		"watching --close--> closed":            "the browser torn down between the commit watcher's subscription and the attach, inside one raw command: a race a real run cannot land on cue without timing assertions",
+	},
 	"process_lease": {
 		"free --acquire--> taking_over":    "needs a stale SingletonLock left by a dead process on this host: not staged by a real-browser test yet",
 		"taking_over --taken_over--> held": "follows a stale SingletonLock, which no real-browser test stages yet",

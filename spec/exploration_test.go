@@ -28,7 +28,7 @@ var pinnedExplorations = map[string]struct{ States, Steps int }{
 	"mcp_session":           {4, 12},
 	"download":              {7, 36},
 	"runner":                {3, 9},
-	"raw_cdp_session":       {0, 0},
+	"raw_cdp_session":       {74, 434},
 }
 
 func TestExplorationCountsPinned(t *testing.T) {

@@ -39,16 +39,13 @@ var flagAllowed = map[string]string{
 // machine and the bridge's own machines). An entry that is gone is fine; a
 // new one is not.
 var flagPending = map[string]bool{
-	"cmd/internal/runner/downloads.go: download.state":           true,
-	"consent/grant.go: Grant.revoked":                            true,
-	"lease/offer.go: offer.handed":                               true,
-	"lease/ledger.go: Entry.closed":                              true,
-	"reconnect/machine.go: Coordinator.closed":                   true,
-	"extension/bridge/server.go: Server.closed":                  true,
-	"extension/bridge/socket.go: Socket.ended":                   true,
-	"extension/bridge/socket.go: Socket.closed":                  true,
-	"extension/bridge/socket.go: route.lost":                     true,
-	"cmd/internal/runner/downloads/downloads.go: download.state": true,
+	"netguard/jail.go: download.state":         true,
+	"netguard/jail.go: Download.State":         true,
+	"consent/grant.go: Grant.revoked":          true,
+	"lease/offer.go: offer.handed":             true,
+	"lease/ledger.go: Entry.closed":            true,
+	"reconnect/machine.go: Coordinator.closed": true,
+	"extension/bridge/socket.go: route.lost":   true,
 }
 
 // TestNoLifecycleFlagBesideAMachine makes spec/README.md's sentence true:

@@ -75,6 +75,11 @@ var (
 var driftOnly = []string{"TestSpecMatchesCode", "TestDriftIsDetected"}
 
 var mutations = []mutation{
+	{"runner: a stopped Runner still registers browsers", "lifecycle answered beside the machine", "cmd/internal/runner/runner.go",
+		[]patch{{"func (r *Runner) serving() bool { return r.life.State() == lifetime.RunnerServing }", "func (r *Runner) serving() bool { return true }"}},
+		[]string{"-run", "TestRunnerMachine", "./cmd/internal/runner"}},
+	{"runner machine: idle exit edge removed", "removed transition (not in the seed)", "lifetime/runner.go",
+		[]patch{{"\t\t{From: RunnerServing, On: RunnerIdle, To: RunnerDraining, Effect: EffectCloseBrowsers},\n", ""}}, []string{"./lifetime", "./spec"}},
 	{"consent: seed transition pressed -> socket_ready removed", "removed seed transition", "consent/spec.go",
 		[]patch{{"\t\t{From: ConsentPressed, On: HandshakeComplete, To: SocketReady, Effect: EffectReprove, Count: \"connections\"},\n", ""}}, consentPkgs},
 	{"reconnect: seed transition connecting -> prompt observed removed", "removed seed transition", "reconnect/spec.go",

@@ -52,7 +52,7 @@ type rawStep = fsm.Step[lifetime.RawState, lifetime.RawTrigger]
 
 func newRawSession(p *Page) *rawSession {
 	r := &rawSession{p: p}
-	r.m = fsm.NewOwner(lifetime.RawSessionSpec, nil, fsm.Effects[lifetime.RawState, lifetime.RawTrigger]{
+	r.m = fsm.NewOwner(lifetime.RawSessionSpec, fsm.Effects[lifetime.RawState, lifetime.RawTrigger]{
 		lifetime.EffectWatchCommits: r.watchCommits,
 		lifetime.EffectAttachRaw:    r.attach,
 		lifetime.EffectDetachRaw:    r.detach,

@@ -155,7 +155,7 @@ func newRunner(opts Options) *Runner {
 		browsers: map[string]*Browser{}, pages: map[string]*Page{}, issued: map[string]struct{}{},
 		released: make(chan struct{}),
 	}
-	r.life = fsm.NewOwner(lifetime.RunnerSpec, nil, fsm.Effects[lifetime.RunnerState, lifetime.RunnerTrigger]{
+	r.life = fsm.NewOwner(lifetime.RunnerSpec, fsm.Effects[lifetime.RunnerState, lifetime.RunnerTrigger]{
 		lifetime.EffectCloseBrowsers: r.closeBrowsers,
 		lifetime.EffectReleaseRunner: r.release,
 	})
