@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/fsm"
@@ -174,8 +175,8 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdReconnect(f),
 		NewCmdSnapshot(f),
 		NewCmdWait(f),
-		newDiagCmd(f, "console", "Read console messages and JS exceptions (bounded, --since cursor)", localapi.Console),
-		newDiagCmd(f, "network", "Read network requests (bounded, --since cursor)", localapi.Network),
+		newDiagCmd(f, op.Console),
+		newDiagCmd(f, op.Network),
 		NewCmdProbe(f),
 		NewCmdClosePage(f),
 	)

@@ -184,13 +184,13 @@ func verbCases(t *testing.T) []verbCase {
 				answer(f, localapi.Wait, decoded[localapi.WaitResult](`{"page":"p-1","found":true,"condition":"text","elapsedMs":12}`), nil)
 			}, human: "text: found=true after 12ms"},
 		{name: "console", args: []string{"console", "p-1", "--since", "3", "--errors", "--clear"}, route: "console",
-			want: localapi.DiagRequest{Page: "p-1", Since: 3, ErrorsOnly: true, Clear: true},
+			want: op.ConsoleIn{OnPage: op.OnPage{Page: "p-1"}, Since: 3, ErrorsOnly: true, Clear: true},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Console, decoded[localapi.DiagResult](`{"page":"p-1","entries":[{"seq":4,"kind":"console","level":"error","origin":"https://a.example","text":"boom"}],"next":4,"discarded":"diagnostic_events_discarded"}`), nil)
+				answer(f, localapi.Of(op.Console), decoded[localapi.DiagResult](`{"page":"p-1","entries":[{"seq":4,"kind":"console","level":"error","origin":"https://a.example","text":"boom"}],"next":4,"discarded":"diagnostic_events_discarded"}`), nil)
 			}, human: "(next: --since 4)"},
-		{name: "network", args: []string{"network", "p-1"}, route: "network", want: localapi.DiagRequest{Page: "p-1"},
+		{name: "network", args: []string{"network", "p-1"}, route: "network", want: op.NetworkIn{OnPage: op.OnPage{Page: "p-1"}},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Network, decoded[localapi.DiagResult](`{"page":"p-1","entries":[{"seq":1,"kind":"request","level":"info","url":"https://a.example/x","method":"GET","status":200}],"next":1,"inFlight":0}`), nil)
+				answer(f, localapi.Of(op.Network), decoded[localapi.DiagResult](`{"page":"p-1","entries":[{"seq":1,"kind":"request","level":"info","url":"https://a.example/x","method":"GET","status":200}],"next":1,"inFlight":0}`), nil)
 			}, human: `"method":"GET"`},
 		{name: "probe", args: []string{"probe", "p-1", "--action", "click", "--css", "button"}, route: "probe",
 			want: op.ProbeIn{OnPage: op.OnPage{Page: "p-1"}, Action: "click", Target: &localapi.Target{CSS: "button"}},

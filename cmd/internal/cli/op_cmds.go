@@ -99,6 +99,8 @@ func bindFlags(cmd *cobra.Command, verb string, in reflect.Value) {
 				fl.Float64Var(p, name, 0, usage)
 			case *int:
 				fl.IntVar(p, name, 0, usage)
+			case *uint64:
+				fl.Uint64Var(p, name, 0, usage)
 			default:
 				panic(fmt.Sprintf("cli: flag %s of %s: no flag of type %s", name, verb, f.Type))
 			}

@@ -13,7 +13,7 @@ import (
 // verbs that are the CLI's own. A verb in neither is refused.
 var legacyVerbs = []string{
 	"version", "launch", "status", "pages", "open", "goto", "read", "screenshot", "eval", "close", "stop", "demo",
-	"attach", "approve", "reconnect", "snapshot", "wait", "console", "network", "close-page", "dialog",
+	"attach", "approve", "reconnect", "snapshot", "wait", "close-page", "dialog",
 	"back", "forward", "reload", "tabs", "downloads", "handover", "activate", "serve",
 	"help", "completion",
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -281,15 +282,17 @@ func NewCmdWait(f *Factory) *cobra.Command {
 	return cmd
 }
 
-func newDiagCmd(f *Factory, name, short string, rt localapi.Route[localapi.DiagRequest, localapi.DiagResult]) *cobra.Command {
-	var req localapi.DiagRequest
+// newDiagCmd builds the verb of a diagnostics read of the table.
+func newDiagCmd[In op.Input](f *Factory, o *op.Op[In, op.DiagResult]) *cobra.Command {
+	var in In
+	v := o.CLI
 	cmd := &cobra.Command{
-		Use:   name + " PAGE",
-		Short: short,
+		Use:   v.Use,
+		Short: v.Short,
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			req.Page = args[0]
-			res, err := call(f, rt, req)
+			any(&in).(op.PageSetter).SetPage(args[0])
+			res, err := call(f, localapi.Of(o), in)
 			if err != nil {
 				return err
 			}
@@ -304,9 +307,7 @@ func newDiagCmd(f *Factory, name, short string, rt localapi.Route[localapi.DiagR
 			})
 		},
 	}
-	cmd.Flags().Uint64Var(&req.Since, "since", 0, "only entries after this cursor")
-	cmd.Flags().BoolVar(&req.ErrorsOnly, "errors", false, "errors only")
-	cmd.Flags().BoolVar(&req.Clear, "clear", false, "clear the log after reading (resets the discarded marker)")
+	bindFlags(cmd, v.Name, reflect.ValueOf(&in).Elem())
 	return cmd
 }
 

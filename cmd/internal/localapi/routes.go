@@ -75,8 +75,6 @@ var (
 	Snapshot        = readRoute[SnapshotRequest, SnapshotResult]("snapshot")
 	Dialog          = effectRoute[DialogRequest, DialogResult]("dialog")
 	Wait            = readRoute[WaitRequest, WaitResult]("wait")
-	Console         = readRoute[DiagRequest, DiagResult]("console")
-	Network         = readRoute[DiagRequest, DiagResult]("network")
 	ClosePage       = effectRoute[ClosePageRequest, ClosePageResult]("close_page")
 	CDP             = effectRoute[CDPRequest, CDPResult]("cdp")
 	Discover        = readRoute[struct{}, DiscoverResult]("discover")

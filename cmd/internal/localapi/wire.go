@@ -328,17 +328,6 @@ type WaitRequest struct {
 	TimeoutMS   int     `json:"timeoutMs,omitempty"`
 }
 
-// DiagRequest reads console messages or network requests.
-type DiagRequest struct {
-	Page       string `json:"page"`
-	Since      uint64 `json:"since,omitempty"`
-	ErrorsOnly bool   `json:"errorsOnly,omitempty"`
-	Clear      bool   `json:"clear,omitempty"`
-	// SinceNavigation reads only what was logged since the page's last
-	// main-document navigation.
-	SinceNavigation bool `json:"sinceNavigation,omitempty"`
-}
-
 // ClosePageRequest closes a page webcodex opened.
 type ClosePageRequest struct {
 	Page string `json:"page"`
@@ -421,11 +410,9 @@ type WaitResult struct {
 	op.WaitResult
 }
 
-// DiagResult is one bounded read of the console or network log.
-type DiagResult struct {
-	Page string `json:"page"`
-	op.DiagRead
-}
+// DiagResult is one bounded read of the console or network log
+// (op.DiagResult).
+type DiagResult = op.DiagResult
 
 // ProbeResult is one action and its observed effect (op.ProbeResult).
 type ProbeResult = op.ProbeResult

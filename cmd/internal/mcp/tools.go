@@ -113,12 +113,9 @@ func (s *Server) addTools() {
 	addTool(s, toolSpec{name: "browser_tabs", anyOf: read,
 		desc: "list, new (at url), select (make current) or close (one webcodex opened; default the current) tabs, by index or page id."},
 		func(sc *jsonschema.Schema) { enum(sc, "action", "list", "new", "close", "select") }, s.tabs)
-	addTool(s, toolSpec{name: "browser_console_messages", anyOf: read, readOnly: true,
-		desc: "The page's console messages and exceptions since its last navigation, bounded."},
+	opTool(s, &op.Console.Meta, "browser_console_messages",
 		func(sc *jsonschema.Schema) { enum(sc, "level", "error", "warning", "info", "debug") }, s.console)
-	addTool(s, toolSpec{name: "browser_network_requests", anyOf: read, readOnly: true,
-		desc: "The page's requests (method, url, status, failure), bounded; loaded static resources only with static."},
-		nil, s.network)
+	opTool(s, &op.Network.Meta, "browser_network_requests", nil, s.network)
 	addTool(s, toolSpec{name: "browser_cdp", anyOf: control, group: CapDevtools,
 		desc: "One page-scoped DevTools Protocol command; those that bypass a boundary are refused. Off for attached browsers unless allowed."},
 		nil, s.cdp)
@@ -974,7 +971,9 @@ func (s *Server) console(ctx context.Context, c *toolCall, in consoleIn) (any, e
 		level = "info"
 	}
 	keep := func(e op.DiagEntry) bool { return levelRank(e) <= levelRanks[level] }
-	return s.diag(ctx, in.diagIn, localapi.DiagRequest{SinceNavigation: !in.All}, localapi.Console, keep)
+	return s.diag(ctx, in.diagIn, keep, func(ctx context.Context, page string) (op.DiagResult, error) {
+		return callOp(ctx, s.runner, op.Console, op.ConsoleIn{OnPage: op.OnPage{Page: page}, Since: in.Since, ErrorsOnly: in.ErrorsOnly, Clear: in.Clear, SinceNavigation: !in.All})
+	})
 }
 
 func (s *Server) network(ctx context.Context, c *toolCall, in networkIn) (any, error) {
@@ -994,7 +993,9 @@ func (s *Server) network(ctx context.Context, c *toolCall, in networkIn) (any, e
 		}
 		return filter == nil || filter.MatchString(e.URL)
 	}
-	return s.diag(ctx, in.diagIn, localapi.DiagRequest{}, localapi.Network, keep)
+	return s.diag(ctx, in.diagIn, keep, func(ctx context.Context, page string) (op.DiagResult, error) {
+		return callOp(ctx, s.runner, op.Network, op.NetworkIn{OnPage: op.OnPage{Page: page}, Since: in.Since, ErrorsOnly: in.ErrorsOnly, Clear: in.Clear})
+	})
 }
 
 // maxFilterChars bounds a network filter.
@@ -1020,15 +1021,14 @@ func levelRank(e op.DiagEntry) int {
 	return 2 // log, info
 }
 
-func (s *Server) diag(ctx context.Context, in diagIn, req localapi.DiagRequest, rt localapi.Route[localapi.DiagRequest, localapi.DiagResult], keep func(op.DiagEntry) bool) (any, error) {
+func (s *Server) diag(ctx context.Context, in diagIn, keep func(op.DiagEntry) bool, read func(ctx context.Context, page string) (op.DiagResult, error)) (any, error) {
 	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 	defer cancel()
 	page, err := s.page(ctx, in.Page)
 	if err != nil {
 		return nil, err
 	}
-	req.Page, req.Since, req.ErrorsOnly, req.Clear = page, in.Since, in.ErrorsOnly, in.Clear
-	res, err := call(ctx, s.runner, rt, req)
+	res, err := read(ctx, page)
 	if err != nil {
 		return nil, err
 	}

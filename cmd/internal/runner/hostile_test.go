@@ -13,6 +13,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/tracecheck"
@@ -127,7 +128,7 @@ func TestHostilePageCostsOnlyItself(t *testing.T) {
 	var log localapi.DiagResult
 	waitfor.Until(t, 20*time.Second, "the message after the flood is logged", func() bool {
 		var err error
-		log, err = r.Console(ctx, localapi.DiagRequest{Page: hos.ID})
+		log, err = localapi.Of(op.Console).Call(ctx, r.Routes(), op.ConsoleIn{OnPage: op.OnPage{Page: hos.ID}})
 		if err != nil {
 			t.Fatal(err)
 		}

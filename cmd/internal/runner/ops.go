@@ -107,9 +107,28 @@ func (r *Runner) serveOps(rt *localapi.Routes) {
 		return p.surf.EmulateMedia(ctx, in.Media)
 	})
 	servePageOp(s, op.Probe, s.probe)
+	serveReads(s)
 	if missing := s.unserved(); len(missing) > 0 {
 		panic("runner: operations without a handler: " + strings.Join(missing, ", "))
 	}
+}
+
+// serveReads serves the reads of the table.
+func serveReads(s *opServer) {
+	servePageOp(s, op.Console, func(ctx context.Context, p *Page, in op.ConsoleIn) (op.DiagResult, error) {
+		res := p.surf.Console(surface.DiagOptions{Since: in.Since, ErrorsOnly: in.ErrorsOnly, SinceNavigation: in.SinceNavigation})
+		if in.Clear {
+			p.surf.ClearDiagnostics()
+		}
+		return op.DiagResult{Page: p.id, DiagRead: wireDiagRead(res)}, nil
+	})
+	servePageOp(s, op.Network, func(ctx context.Context, p *Page, in op.NetworkIn) (op.DiagResult, error) {
+		res := p.surf.Network(surface.DiagOptions{Since: in.Since, ErrorsOnly: in.ErrorsOnly})
+		if in.Clear {
+			p.surf.ClearDiagnostics()
+		}
+		return op.DiagResult{Page: p.id, DiagRead: wireDiagRead(res)}, nil
+	})
 }
 
 // unserved lists the operations of the table rt does not serve.

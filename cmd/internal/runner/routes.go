@@ -35,8 +35,6 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Snapshot, bounded(r, r.Snapshot))
 	localapi.Serve(rt, localapi.Dialog, bounded(r, r.Dialog))
 	localapi.Serve(rt, localapi.Wait, bounded(r, r.Wait))
-	localapi.Serve(rt, localapi.Console, bounded(r, r.Console))
-	localapi.Serve(rt, localapi.Network, bounded(r, r.Network))
 	localapi.Serve(rt, localapi.ClosePage, bounded(r, r.ClosePage))
 	localapi.Serve(rt, localapi.CDP, bounded(r, r.CDP))
 	localapi.Serve(rt, localapi.Discover, r.Discover)

@@ -139,36 +139,6 @@ func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (_ localapi
 	return localapi.WaitResult{Page: req.Page, WaitResult: op.WaitResult(*res)}, nil
 }
 
-// Console reads console messages and exceptions, bounded, with a cursor.
-func (r *Runner) Console(ctx context.Context, req localapi.DiagRequest) (_ localapi.DiagResult, err error) {
-	ctx, settle := r.call(ctx, req.Page, "reading the console", r.callBound())
-	defer func() { err = settle(err) }()
-	p, err := r.readablePage(ctx, req.Page)
-	if err != nil {
-		return localapi.DiagResult{}, err
-	}
-	res := p.surf.Console(surface.DiagOptions{Since: req.Since, ErrorsOnly: req.ErrorsOnly, SinceNavigation: req.SinceNavigation})
-	if req.Clear {
-		p.surf.ClearDiagnostics()
-	}
-	return localapi.DiagResult{Page: req.Page, DiagRead: wireDiagRead(res)}, nil
-}
-
-// Network reads network requests, bounded, with a cursor.
-func (r *Runner) Network(ctx context.Context, req localapi.DiagRequest) (_ localapi.DiagResult, err error) {
-	ctx, settle := r.call(ctx, req.Page, "reading the network log", r.callBound())
-	defer func() { err = settle(err) }()
-	p, err := r.readablePage(ctx, req.Page)
-	if err != nil {
-		return localapi.DiagResult{}, err
-	}
-	res := p.surf.Network(surface.DiagOptions{Since: req.Since, ErrorsOnly: req.ErrorsOnly})
-	if req.Clear {
-		p.surf.ClearDiagnostics()
-	}
-	return localapi.DiagResult{Page: req.Page, DiagRead: wireDiagRead(res)}, nil
-}
-
 // ClosePage closes a page webcodex opened itself; a tab of the person's is
 // never closed.
 func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (_ localapi.ClosePageResult, err error) {
