@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -118,8 +117,7 @@ func dualBrowser(b *testing.B) (*cdp.PipeSocket, string) {
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), "HOME="+dir, "TMPDIR="+tmp)
 	cmd.ExtraFiles = []*os.File{cmdR, outW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	err = cmd.Start()
+	tree, err := platform.StartTree(cmd)
 	cmdR.Close()
 	outW.Close()
 	if err != nil {
@@ -134,8 +132,9 @@ func dualBrowser(b *testing.B) (*cdp.PipeSocket, string) {
 		case <-exited:
 		case <-time.After(5 * time.Second):
 		}
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		tree.Kill()
 		<-exited
+		tree.Release()
 	})
 	var port int
 	var path string

@@ -38,7 +38,7 @@ func TestFindChromium(t *testing.T) {
 		{"nothing", "", []string{missing, notExe}, []string{"chromium-browser", "google-chrome"}, "", "install Chromium: apt-get install -y chromium"},
 	}
 	for _, tt := range tests {
-		got, err := findChromium(tt.override, tt.fixed, tt.names)
+		got, err := findChromium(tt.override, tt.fixed, tt.names, installHint("linux"))
 		if tt.detail == "" {
 			if err != nil || got != tt.want {
 				t.Errorf("%s: findChromium = %q, %v; want %q", tt.name, got, err, tt.want)

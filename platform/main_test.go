@@ -60,10 +60,9 @@ func runHelper(role string) int {
 		fmt.Printf("%d %s\n", p.PID(), p.TmpDir())
 		time.Sleep(helperMaxLife) // the parent test kills us long before
 		return 0
-	case "scan":
-		return scanForDoor(os.Stdout)
-	case "sandbox":
-		return sandboxHelper(os.Stdout)
+	}
+	if code, ok := platformHelper(role); ok {
+		return code
 	}
 	return 98
 }

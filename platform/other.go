@@ -9,23 +9,6 @@ import (
 	"os"
 )
 
-// FindChromium is not implemented on this operating system yet.
-func FindChromium() (string, error) { return "", unsupported("browser discovery") }
-
-// FingerprintOf is not implemented on this operating system yet.
-func FingerprintOf(pid int) (Fingerprint, error) {
-	return Fingerprint{}, unsupported("process identity")
-}
-
-// GroupMembers is not implemented on this operating system yet: it returns nil.
-func GroupMembers(pgid int) []int { return nil }
-
-// GroupAlive is not implemented on this operating system yet: it reports false.
-func GroupAlive(pgid int) bool { return false }
-
-// KillGroup is not implemented on this operating system yet.
-func KillGroup(pgid int) error { return unsupported("process groups") }
-
 // Launch is not implemented on this operating system yet.
 func Launch(ctx context.Context, opts LaunchOptions) (*Process, error) {
 	return nil, unsupported("launching a browser")
@@ -65,9 +48,6 @@ func UserDataDirOf(pid int) (string, error) { return "", unsupported("profile id
 
 // ProveProfile is unsupported on this platform.
 func ProveProfile(userDataDir string, pid int) error { return unsupported("profile identification") }
-
-// OwnerUID is not implemented on this operating system yet.
-func OwnerUID(pid int) (int, error) { return 0, unsupported("process identity") }
 
 // PrivateNetworkProxyAddr is where a private network's listener would be.
 const PrivateNetworkProxyAddr = "127.0.0.1:1080"

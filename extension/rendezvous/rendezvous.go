@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"syscall"
 
 	"github.com/webcodex/webcodex/extension/wire"
 	"github.com/webcodex/webcodex/fsm"
@@ -215,9 +214,9 @@ func readPrivate(stateDir, name string, v any) error {
 	if err := platform.CheckPrivateDir(dir); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := platform.OpenNoFollow(filepath.Join(dir, name))
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if errors.Is(err, platform.ErrLink) {
 			return fmt.Errorf("%w: a symbolic link", ErrUnsafe)
 		}
 		return fmt.Errorf("rendezvous: read: %w", err)
@@ -227,11 +226,10 @@ func readPrivate(stateDir, name string, v any) error {
 	if err != nil {
 		return fmt.Errorf("rendezvous: read: %w", err)
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
 	switch {
 	case !st.Mode().IsRegular():
 		return fmt.Errorf("%w: not a regular file", ErrUnsafe)
-	case !ok || int(sys.Uid) != os.Getuid():
+	case !platform.OwnedByMe(f):
 		return fmt.Errorf("%w: owned by another user", ErrUnsafe)
 	case st.Mode().Perm()&0o077 != 0:
 		return fmt.Errorf("%w: readable or writable by others", ErrUnsafe)

@@ -26,7 +26,6 @@ import (
 	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -87,6 +86,7 @@ type Browser struct {
 	exited   chan struct{} // closed when cmd.Wait returns
 	waitErr  error         // set before exited closes
 	stopOnce sync.Once
+	tree     *platform.ProcessTree // the browser's process group or job
 }
 
 // ChromePath returns the Chromium binary to launch: $WEBCODEX_CHROME when set,
@@ -202,14 +202,15 @@ func launchOn(bin, dir string, port int, first string) (*Browser, error) {
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 	)
-	// Own group so teardown can kill every child; Pdeathsig ends the browser
-	// if the test binary dies without cleaning up.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	// Its own process tree (group or job) so teardown can kill every
+	// child; on Linux and Windows it also ends when the test binary dies
+	// without cleaning up.
 	closeInheritedFDs()
-	if err := cmd.Start(); err != nil {
+	tree, err := platform.StartTree(cmd)
+	if err != nil {
 		return nil, fmt.Errorf("chromiumtest: start chromium: %w", err)
 	}
-	b := &Browser{PID: cmd.Process.Pid, dir: dir, cmd: cmd, exited: make(chan struct{})}
+	b := &Browser{PID: cmd.Process.Pid, dir: dir, cmd: cmd, tree: tree, exited: make(chan struct{})}
 	go func() { // owned by b: ends when the process exits, which Close forces
 		b.waitErr = cmd.Wait()
 		close(b.exited)
@@ -291,7 +292,7 @@ func waitActivePort(path string, exited <-chan struct{}) (string, error) {
 // to be reaped. Close is idempotent and returns nil.
 func (b *Browser) Close() error {
 	b.stopOnce.Do(func() {
-		_ = b.cmd.Process.Signal(syscall.SIGTERM)
+		_ = b.tree.Terminate()
 		t := time.NewTimer(stopTimeout)
 		select {
 		case <-b.exited:
@@ -299,9 +300,10 @@ func (b *Browser) Close() error {
 		}
 		t.Stop()
 		// Reap stragglers (utilities, zygotes) even after a clean exit.
-		_ = syscall.Kill(-b.PID, syscall.SIGKILL)
+		_ = b.tree.Kill()
 		<-b.exited
-		waitGone(b.PID, b.dir)
+		b.waitGone()
+		b.tree.Release()
 	})
 	return nil
 }
@@ -309,82 +311,27 @@ func (b *Browser) Close() error {
 // Exited returns a channel that is closed once the browser process has exited.
 func (b *Browser) Exited() <-chan struct{} { return b.exited }
 
-// waitGone polls until no live (non-zombie) process is left in the group
-// pgid or names dir on its command line (the crashpad handlers, which leave
-// the group), for up to stopTimeout; then it SIGKILLs the survivors, which
-// this package started. Zombies are ignored: orphans are reaped by PID 1,
-// which may be slow to do so in a container.
-func waitGone(pgid int, dir string) {
+// waitGone polls until none of b's processes is left ([Browser.ours]), for
+// up to stopTimeout; then it kills the survivors, which this package
+// started. Zombies are ignored: orphans are reaped by PID 1, which may be
+// slow to do so in a container.
+func (b *Browser) waitGone() {
 	deadline := time.NewTimer(stopTimeout)
 	defer deadline.Stop()
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		left := ours(pgid, dir)
+		left := b.ours()
 		if len(left) == 0 {
 			return
 		}
 		select {
 		case <-deadline.C:
 			for _, pid := range left {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				killPID(pid)
 			}
 			return
 		case <-tick.C:
-		}
-	}
-}
-
-// ours returns the live processes in group pgid or naming dir in their
-// command line, reading /proc.
-func ours(pgid int, dir string) []int {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		// Fields after the parenthesised command: state ppid pgrp ...
-		i := bytes.LastIndexByte(data, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(data[i+1:])
-		if len(f) < 3 || string(f[0]) == "Z" {
-			continue
-		}
-		if g, err := strconv.Atoi(string(f[2])); err == nil && g == pgid {
-			pids = append(pids, pid)
-			continue
-		}
-		if cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && bytes.Contains(cmdline, []byte(dir+"/")) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
-}
-
-// closeInheritedFDs marks every descriptor above stderr close-on-exec.
-// os/exec passes on descriptors this process inherited without
-// close-on-exec (go test under some harnesses inherits a pipe and
-// /dev/null), and a browser holding a harness's pipe open keeps that harness
-// waiting for EOF. Go's own descriptors are close-on-exec already.
-func closeInheritedFDs() {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			syscall.CloseOnExec(fd)
 		}
 	}
 }

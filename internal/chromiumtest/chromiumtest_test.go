@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -43,11 +42,11 @@ func TestStartAndClose(t *testing.T) {
 	if v := getVersion(t, b); !strings.Contains(v, `"product":"`) {
 		t.Fatalf("Browser.getVersion = %.200s", v)
 	}
-	if pgid, err := syscall.Getpgid(b.PID); err != nil || pgid != b.PID {
-		t.Errorf("browser process group = %d, %v; want its own group %d", pgid, err, b.PID)
+	if err := leadsOwnTree(b); err != nil {
+		t.Error(err)
 	}
-	if len(ours(b.PID, b.dir)) < 2 {
-		t.Errorf("expected the browser and its helpers, found %v", ours(b.PID, b.dir))
+	if len(b.ours()) < 2 {
+		t.Errorf("expected the browser and its helpers, found %v", b.ours())
 	}
 	if err := b.Close(); err != nil {
 		t.Errorf("Close = %v", err)
@@ -57,7 +56,7 @@ func TestStartAndClose(t *testing.T) {
 	default:
 		t.Error("Exited not closed after Close")
 	}
-	if left := ours(b.PID, b.dir); len(left) != 0 {
+	if left := b.ours(); len(left) != 0 {
 		t.Errorf("processes left after Close: %v", left)
 	}
 	if err := b.Close(); err != nil {

@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -177,6 +176,8 @@ func (tm *Term) kill() {
 	tm.in.Close()
 	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", tm.pid))
 	if err == nil && strings.TrimSpace(string(comm)) == tm.comm {
-		syscall.Kill(tm.pid, syscall.SIGKILL)
+		if p, err := os.FindProcess(tm.pid); err == nil {
+			_ = p.Kill()
+		}
 	}
 }

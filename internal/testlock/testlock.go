@@ -4,9 +4,9 @@
 package testlock
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -29,15 +29,15 @@ func UserEnabledPort(tb testing.TB) {
 	}
 	deadline := time.Now().Add(UserEnabledPortWait)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := tryLock(f)
 		if err == nil {
 			break
 		}
-		if err != syscall.EWOULDBLOCK || time.Now().After(deadline) {
+		if !errors.Is(err, errLocked) || time.Now().After(deadline) {
 			f.Close()
 			tb.Fatalf("port 9222 lock not free within %s: %v", UserEnabledPortWait, err)
 		}
-		time.Sleep(100 * time.Millisecond) // flock has no timed wait
+		time.Sleep(100 * time.Millisecond) // the lock has no timed wait
 	}
 	// Closing the file releases the lock, also when the binary dies.
 	tb.Cleanup(func() { f.Close() })

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/webcodex/webcodex/fsm"
@@ -119,9 +118,7 @@ func Listen(stateDir string) (net.Listener, error) {
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("localapi: remove stale socket: %w", err)
 	}
-	old := syscall.Umask(0o177)
-	ln, err := net.Listen("unix", path)
-	syscall.Umask(old)
+	ln, err := listenUnixPrivate(path)
 	if err != nil {
 		return nil, fmt.Errorf("localapi: listen: %w", err)
 	}

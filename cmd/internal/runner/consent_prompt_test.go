@@ -1,3 +1,5 @@
+//go:build linux
+
 package runner
 
 import (
@@ -397,12 +399,6 @@ func awaitAttach(t *testing.T, x *xScreen, c *headedChrome, ch <-chan attachOutc
 	}
 }
 
-func handshakesOf(r *Runner) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.handshakes
-}
-
 // consentHarness is a Runner with a given consent deadline whose dialer
 // counts every connection to the browser (each would be one prompt), with
 // ui as its prompt adapter (nil: the platform's) and pressDelay (zero: the
@@ -636,4 +632,32 @@ func TestRealConsentPromptUnderXvfb(t *testing.T) {
 	u := &usersChrome{profile: c.profile, port: c.port}
 	h.privacyScan(u)
 	h2.privacyScan(u)
+}
+
+// TestStatusSaysWhetherPromptsCanBePressed: status carries the capability
+// bit and, when it is off, the reason in one line.
+func TestStatusSaysWhetherPromptsCanBePressed(t *testing.T) {
+	h := newHarness(t)
+	bus := startDesktopBus(t)
+	for _, c := range []struct {
+		display, bus, why string // why = "" means available
+	}{
+		{"", bus, "no X display"},
+		{":99", "", "no D-Bus session bus"},
+		{":99", bus, ""},
+	} {
+		t.Setenv("DISPLAY", c.display)
+		t.Setenv("WAYLAND_DISPLAY", "")
+		t.Setenv("XDG_SESSION_TYPE", "")
+		t.Setenv("DBUS_SESSION_BUS_ADDRESS", c.bus)
+		st, err := h.r.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pp := st.Runner.PromptPress
+		if pp.Available != (c.why == "") || st.Capabilities["browser_consent_press"] != pp.Available || !strings.Contains(pp.Reason, c.why) || strings.Contains(pp.Reason, "\n") {
+			t.Errorf("DISPLAY=%q bus=%v: status says %+v (capability %v), want available=%v saying %q", c.display, c.bus != "", pp,
+				st.Capabilities["browser_consent_press"], c.why == "", c.why)
+		}
+	}
 }

@@ -258,34 +258,6 @@ func TestFakeConsentUIPressesOnReconnect(t *testing.T) {
 	}
 }
 
-// TestStatusSaysWhetherPromptsCanBePressed: status carries the capability
-// bit and, when it is off, the reason in one line.
-func TestStatusSaysWhetherPromptsCanBePressed(t *testing.T) {
-	h := newHarness(t)
-	bus := startDesktopBus(t)
-	for _, c := range []struct {
-		display, bus, why string // why = "" means available
-	}{
-		{"", bus, "no X display"},
-		{":99", "", "no D-Bus session bus"},
-		{":99", bus, ""},
-	} {
-		t.Setenv("DISPLAY", c.display)
-		t.Setenv("WAYLAND_DISPLAY", "")
-		t.Setenv("XDG_SESSION_TYPE", "")
-		t.Setenv("DBUS_SESSION_BUS_ADDRESS", c.bus)
-		st, err := h.r.Status(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		pp := st.Runner.PromptPress
-		if pp.Available != (c.why == "") || st.Capabilities["browser_consent_press"] != pp.Available || !strings.Contains(pp.Reason, c.why) || strings.Contains(pp.Reason, "\n") {
-			t.Errorf("DISPLAY=%q bus=%v: status says %+v (capability %v), want available=%v saying %q", c.display, c.bus != "", pp,
-				st.Capabilities["browser_consent_press"], c.why == "", c.why)
-		}
-	}
-}
-
 // TestAttachWithoutEndpointRequiresSetup: the person's browser runs, but
 // with remote debugging off (no endpoint): attach refuses with
 // browser_requires_setup and the exact human step, connects nowhere, does
@@ -325,4 +297,10 @@ func TestAttachWithoutEndpointRequiresSetup(t *testing.T) {
 	if st, _ := h.r.Status(ctx); len(st.Browsers) != 0 {
 		t.Fatalf("a refused attach left browsers: %+v", st.Browsers)
 	}
+}
+
+func handshakesOf(r *Runner) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.handshakes
 }
