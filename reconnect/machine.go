@@ -78,25 +78,30 @@ type Coordinator struct {
 
 	owner *fsm.Owner[State, Trigger, Facts]
 
-	mu     sync.Mutex // mu guards the fields that follow
+	mu     sync.Mutex // mu guards flight and serializes starting one
 	flight *flight
-	closed bool
 
 	wg sync.WaitGroup // the flight goroutine
 
 	// Set and read only by the running flight's effects.
 	dialed Dialed
-	press  func(context.Context) error
 	cause  error // why the flight ended where it did
 }
 
 type flight struct {
 	done   chan struct{}
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc // with errSessionEnded when the session ends
 	res    Result
 	err    error
 	joined int
 }
+
+// Why a flight's context ended: the interruption it stands for is read
+// from its cause, not from a flag beside the machine.
+var (
+	errSessionEnded = errors.New("reconnect: the owning session ended")
+	errDeadline     = errors.New("reconnect: the transition's deadline passed")
+)
 
 // NewCoordinator returns a coordinator in the ready state.
 func NewCoordinator(h Hooks, gens *Generations) *Coordinator {
@@ -105,7 +110,7 @@ func NewCoordinator(h Hooks, gens *Generations) *Coordinator {
 		EffectLead:        c.lead,
 		EffectCloseGates:  c.closeGates,
 		EffectDial:        c.dial,
-		EffectPress:       c.pressOnce,
+		EffectPress:       fsm.Takes(c.pressOnce),
 		EffectRetry:       c.awaitRetry,
 		EffectAdopt:       c.adopt,
 		EffectClose:       c.closePending,
@@ -148,12 +153,9 @@ func (c *Coordinator) Joined() int {
 // Reconnect starts a reconnect or joins the one running, and waits for it
 // or for ctx. The flight outlives every caller's ctx (the leader's too):
 // only its deadline and Close end it. Every caller gets the same result.
+// After Close the machine is cancelled, which takes no socket_lost.
 func (c *Coordinator) Reconnect(ctx context.Context) (Result, error) {
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return Result{}, fsm.Refuse(fsm.AttachmentLost, "the session that owned this browser ended")
-	}
 	f := c.flight
 	if f != nil {
 		f.joined++
@@ -175,15 +177,25 @@ func (c *Coordinator) Reconnect(ctx context.Context) (Result, error) {
 }
 
 // Close ends the owning session: a running flight is cancelled (it ends in
-// cancelled) and waited for, and later requests are refused. Safe to call
-// twice.
+// cancelled) and waited for; a machine at rest moves to cancelled, so later
+// requests are refused by the machine. Safe to call twice.
 func (c *Coordinator) Close() {
-	c.mu.Lock()
-	c.closed = true
-	if c.flight != nil {
-		c.flight.cancel()
+	for {
+		c.mu.Lock()
+		f := c.flight
+		if f == nil {
+			if c.owner.Permitted(SessionEnded) {
+				if _, err := c.owner.Fire(context.Background(), SessionEnded); err != nil {
+					panic(fmt.Sprintf("reconnect: session end in %s: %v", c.owner.State(), err)) // Permitted said it takes it
+				}
+			}
+			c.mu.Unlock()
+			break
+		}
+		f.cancel(errSessionEnded)
+		c.mu.Unlock()
+		<-f.done // a reconnect may start another flight meanwhile: look again
 	}
-	c.mu.Unlock()
 	c.wg.Wait()
 }
 
@@ -199,17 +211,8 @@ var leaderNext = map[State]Trigger{
 // stops on a refusal, and runs only the effects the machine returns.
 func (c *Coordinator) run(ctx context.Context) (Result, error) {
 	c.cause = nil
-	for {
-		t, ok := leaderNext[c.owner.State()]
-		if !ok {
-			break
-		}
-		if ctx.Err() != nil && c.owner.Permitted(c.interruption()) {
-			t = c.interruption()
-		}
-		if _, err := c.owner.Fire(ctx, t); err != nil {
-			return Result{}, err
-		}
+	if _, err := c.owner.Run(ctx, leaderNext, interruption); err != nil {
+		return Result{}, err
 	}
 	return c.outcome(ctx)
 }
@@ -239,11 +242,10 @@ func (c *Coordinator) outcome(ctx context.Context) (Result, error) {
 	return Result{}, fmt.Errorf("reconnect: the flight stopped in %s", c.owner.State())
 }
 
-// interruption is the trigger an ended flight context stands for.
-func (c *Coordinator) interruption() Trigger {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
+// interruption is the trigger an ended flight context stands for, read
+// from its cause: Close's, or the deadline's.
+func interruption(cause error) Trigger {
+	if errors.Is(cause, errSessionEnded) {
 		return SessionEnded
 	}
 	return DeadlineExpired
@@ -260,6 +262,8 @@ func (c *Coordinator) terminalRefusal(err error) error {
 		return fsm.Refuse(fsm.EndpointOwnerMismatch, "the browser changed; attach again").WithCause(err)
 	case Ambiguous:
 		return fsm.Refuse(fsm.WrongTargetRefused, "the browser's prompt could not be pressed exactly; attach again").WithCause(err)
+	case Cancelled:
+		return fsm.Refuse(fsm.AttachmentLost, "the session that owned this browser ended").WithCause(err)
 	}
 	return fsm.Refuse(fsm.AttachmentLost, "this attachment has ended").WithCause(err)
 }
@@ -273,12 +277,14 @@ func (c *Coordinator) lead(ctx context.Context, _ fsm.Step[State, Trigger]) (Tri
 		deadline = DefaultDeadline
 	}
 	// The flight outlives the caller that started it: joiners wait on it.
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deadline)
-	f := &flight{done: make(chan struct{}), cancel: cancel}
+	sctx, end := context.WithCancelCause(context.WithoutCancel(ctx))
+	fctx, cancel := context.WithTimeoutCause(sctx, deadline, errDeadline)
+	f := &flight{done: make(chan struct{}), cancel: end}
 	c.flight = f
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
+		defer end(nil)
 		defer cancel()
 		res, err := c.run(fctx)
 		c.mu.Lock()
@@ -295,11 +301,11 @@ func (c *Coordinator) lead(ctx context.Context, _ fsm.Step[State, Trigger]) (Tri
 func (c *Coordinator) closeGates(ctx context.Context, _ fsm.Step[State, Trigger]) (Trigger, error) {
 	c.Hooks.CloseGates()
 	if ctx.Err() != nil {
-		return c.interruption(), nil
+		return interruption(context.Cause(ctx)), nil
 	}
 	same, err := c.Hooks.Revalidate(ctx)
 	if ctx.Err() != nil {
-		return c.interruption(), nil
+		return interruption(context.Cause(ctx)), nil
 	}
 	c.cause = err
 	c.owner.SetFacts(func(f *Facts) { f.SameProcess = same && err == nil })
@@ -324,14 +330,14 @@ func (c *Coordinator) dial(ctx context.Context, _ fsm.Step[State, Trigger]) (Tri
 	case errors.Is(err, ErrDismissed):
 		return PromptDismissed, nil
 	case ctx.Err() != nil:
-		return c.interruption(), nil
+		return interruption(context.Cause(ctx)), nil
 	}
 	return DialFailed, nil
 }
 
-func (c *Coordinator) pressOnce(ctx context.Context, _ fsm.Step[State, Trigger]) (Trigger, error) {
-	press := c.press
-	c.press = nil
+// pressOnce is press_consent: the press the adapter handed to Observed,
+// run as the machine's effect.
+func (c *Coordinator) pressOnce(ctx context.Context, _ fsm.Step[State, Trigger], press func(context.Context) error) (Trigger, error) {
 	return "", press(ctx)
 }
 
@@ -342,7 +348,7 @@ func (c *Coordinator) awaitRetry(ctx context.Context, _ fsm.Step[State, Trigger]
 		select {
 		case <-t.C:
 		case <-ctx.Done():
-			return c.interruption(), nil
+			return interruption(context.Cause(ctx)), nil
 		}
 	}
 	return Dial, nil
@@ -390,7 +396,6 @@ func (p attemptPrompt) Observed(ctx context.Context, exact bool, press func(cont
 	if c.owner.State() == Ambiguous {
 		return fsm.Refuse(fsm.WrongTargetRefused, "the browser's consent prompt could not be identified exactly (a decoy, several prompts, or a structure or language webcodex does not know); answer it yourself, then reconnect")
 	}
-	c.press = press
-	_, err := c.owner.Fire(ctx, Press)
+	_, err := fsm.FireWith(ctx, c.owner, Press, press)
 	return err
 }

@@ -473,8 +473,8 @@ func TestShorterDeadlineBoundsTheTransition(t *testing.T) {
 }
 
 // TestReconnectAfterCloseIsRefused: a session that ended with no flight
-// running refuses a later reconnect before any hook runs, and the machine
-// does not move.
+// running moves the machine to cancelled, which refuses a later reconnect
+// before any hook runs.
 func TestReconnectAfterCloseIsRefused(t *testing.T) {
 	rec := &recorder{}
 	c := NewCoordinator(hooks(rec, connects), &Generations{})
@@ -482,7 +482,7 @@ func TestReconnectAfterCloseIsRefused(t *testing.T) {
 	if _, err := c.Reconnect(context.Background()); !fsm.IsCode(err, fsm.AttachmentLost) {
 		t.Fatalf("reconnect after close = %v, want %s", err, fsm.AttachmentLost)
 	}
-	if got := rec.list(); len(got) != 0 || c.State() != Ready {
+	if got := rec.list(); len(got) != 0 || c.State() != Cancelled {
 		t.Fatalf("after close a reconnect ran %v and left the machine in %s", got, c.State())
 	}
 	c.Close() // twice is safe

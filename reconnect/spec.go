@@ -109,6 +109,9 @@ var Spec = (&fsm.Spec[State, Trigger, Facts]{
 		{From: GenerationIncremented, On: Invalidate, To: CapabilitiesInvalid, Effect: EffectInvalidate},
 		{From: CapabilitiesInvalid, On: ReopenGates, To: GatesReopened, Effect: EffectReopenGates},
 		{From: GatesReopened, On: Rebind, To: ReadyForRebind},
+		// The owning session ends with no flight running.
+		{From: Ready, On: SessionEnded, To: Cancelled},
+		{From: ReadyForRebind, On: SessionEnded, To: Cancelled},
 	}, interruptions()),
 	Effects: []fsm.Effect{EffectLead, EffectCloseGates, EffectDial, EffectPress, EffectRetry, EffectAdopt, EffectClose,
 		EffectInvalidate, EffectReopenGates, EffectRevokeGrant},

@@ -13,7 +13,7 @@ var pinnedExplorations = map[string]struct{ States, Steps int }{
 	"consent":               {34, 545},
 	"approval_request":      {17, 124},
 	"grant":                 {46, 232},
-	"reconnect":             {17117, 304520},
+	"reconnect":             {17518, 310936}, // +401 states: cancelled reached from ready and ready_for_rebind (issue 20: a session end at rest)
 	"attachment_owned":      {6, 36},
 	"attachment_external":   {27, 150},
 	"attachment_shared_tab": {6, 24},

@@ -21,10 +21,9 @@ type consentAttempt struct {
 
 	// Set and read by the attempt's own goroutine (its effects and the
 	// prompt observations of its dial).
-	sock      cdp.Socket                  // the dialed socket until it is handed over or closed
-	press     func(context.Context) error // the press the next press_consent runs
-	unpressed string                      // why webcodex pressed nothing, for a deadline refusal
-	failure   error                       // the dial's own failure, when it had one
+	sock      cdp.Socket // the dialed socket until it is handed over or closed
+	unpressed string     // why webcodex pressed nothing, for a deadline refusal
+	failure   error      // the dial's own failure, when it had one
 }
 
 // consentNext is the trigger the owner fires where the machine rests
@@ -47,7 +46,7 @@ func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
 		consent.EffectMintGrant:     a.grantMinted,
 		consent.EffectProveEndpoint: a.proveEndpoint,
 		consent.EffectDial:          a.dial,
-		consent.EffectPressConsent:  a.pressOnce,
+		consent.EffectPressConsent:  fsm.Takes(a.pressOnce),
 		consent.EffectRevokeGrant:   a.revokeGrant,
 		consent.EffectClosePending:  a.closePending,
 		consent.EffectReprove:       a.reprove,
@@ -60,27 +59,16 @@ func (r *Runner) connectUnderConsent(ctx context.Context, b *Browser) error {
 			a.sock.Close()
 		}
 	}()
-	for {
-		t, ok := consentNext[a.owner.State()]
-		if !ok {
-			break
-		}
-		if ctx.Err() != nil && a.owner.Permitted(consent.SessionEnded) {
-			t = consent.SessionEnded
-		}
-		if _, err := a.owner.Fire(ctx, t); err != nil {
-			return err
-		}
+	last, err := a.owner.Run(ctx, consentNext, func(error) consent.Trigger { return consent.SessionEnded })
+	if err != nil {
+		return err
 	}
-	return a.outcome(ctx)
+	return a.outcome(ctx, last.From)
 }
 
-// outcome reads the attempt's result from where the machine came to rest.
-func (a *consentAttempt) outcome(ctx context.Context) error {
-	var from consent.State
-	if tr := a.owner.Trace(); len(tr) > 0 {
-		from = consent.State(tr[len(tr)-1].From)
-	}
+// outcome reads the attempt's result from where the machine came to rest
+// and the state it came from.
+func (a *consentAttempt) outcome(ctx context.Context, from consent.State) error {
 	switch a.owner.State() {
 	case consent.ReadyForRebind:
 		return nil
@@ -154,9 +142,9 @@ func (a *consentAttempt) dial(ctx context.Context, _ fsm.Step[consent.State, con
 	return consent.DeadlineExpired, nil
 }
 
-func (a *consentAttempt) pressOnce(ctx context.Context, _ fsm.Step[consent.State, consent.Trigger]) (consent.Trigger, error) {
-	press := a.press
-	a.press = nil
+// pressOnce is press_consent: the press Observed was handed, run as the
+// machine's effect.
+func (a *consentAttempt) pressOnce(ctx context.Context, _ fsm.Step[consent.State, consent.Trigger], press func(context.Context) error) (consent.Trigger, error) {
 	return "", press(ctx)
 }
 
@@ -211,8 +199,7 @@ func (a *consentAttempt) Observed(ctx context.Context, exact bool, press func(co
 	if a.owner.State() != consent.ConsentPromptObserved {
 		return fsm.Refuse(fsm.WrongTargetRefused, "the browser's consent prompt could not be identified exactly")
 	}
-	a.press = press
-	_, err := a.owner.Fire(ctx, consent.Press)
+	_, err := fsm.FireWith(ctx, a.owner, consent.Press, press)
 	return err
 }
 
