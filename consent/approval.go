@@ -220,23 +220,27 @@ type Request struct {
 	// said): an approving terminal they drive is refused.
 	Requester []Process
 
-	digest     [32]byte
-	scope      Scope
-	owner      *fsm.Owner[RequestState, RequestTrigger, RequestFacts]
-	usedAt     time.Time // when the use that may mint the grant came
-	minted     *Grant    // what mint_grant minted
-	code       string    // the one-time code shown through the desktop, once issued
-	codeShown  int       // how many times it was shown
-	password   bool      // an answer must come with the person's login password, checked by the Runner
-	wrongCodes int       // wrong codes and passwords
+	digest    [32]byte
+	scope     Scope
+	owner     *fsm.Owner[RequestState, RequestTrigger, RequestFacts]
+	code      string // the one-time code shown through the desktop, once issued
+	codeShown int    // how many times it was shown
+	password  bool   // an answer must come with the person's login password, checked by the Runner
+}
+
+// minting is one Use's input to mint_grant: when the use came, and the
+// grant it minted, if the machine ran mint_grant.
+type minting struct {
+	at    time.Time
+	grant *Grant
 }
 
 // State returns the request's lifetime state.
 func (r *Request) State() RequestState { return r.owner.State() }
 
 // mintGrant is mint_grant: the one grant a consumed request makes.
-func (r *Request) mintGrant(context.Context, fsm.Step[RequestState, RequestTrigger]) (RequestTrigger, error) {
-	r.minted = newGrant(r.scope, r.usedAt)
+func (r *Request) mintGrant(_ context.Context, _ fsm.Step[RequestState, RequestTrigger], m *minting) (RequestTrigger, error) {
+	m.grant = newGrant(r.scope, m.at)
 	return "", nil
 }
 
@@ -294,7 +298,7 @@ func (b *Broker) NewRequest(scope Scope, summary string, requester ...Process) (
 	}
 	r := &Request{ID: randomID(), Summary: summary, Expires: b.now().Add(RequestTTL), Requester: slices.Clone(requester), digest: scope.Digest(), scope: scope}
 	r.owner = fsm.NewOwner(RequestSpec, fsm.Effects[RequestState, RequestTrigger]{
-		EffectMintGrant: r.mintGrant,
+		EffectMintGrant: fsm.Takes(r.mintGrant),
 	})
 	b.requests[r.ID] = r
 	return r, nil
@@ -329,7 +333,7 @@ func (b *Broker) Info(id string) (RequestInfo, error) {
 
 func (r *Request) infoLocked() RequestInfo {
 	return RequestInfo{ID: r.ID, Summary: r.Summary, Expires: r.Expires, Requester: slices.Clone(r.Requester),
-		CodeIssued: r.code != "", PasswordBound: r.password, AttemptsLeft: MaxCodeAttempts - r.wrongCodes}
+		CodeIssued: r.code != "", PasswordBound: r.password, AttemptsLeft: MaxCodeAttempts - r.owner.Counter(counterWrongCodes)}
 }
 
 // Pending returns the summary of a waiting request.
@@ -425,7 +429,6 @@ func (b *Broker) AnswerWithPassword(id string, approve bool, code string, matche
 // wrongLocked counts a wrong code or password; the last one denies r.
 func (b *Broker) wrongLocked(r *Request, what, mismatch string) error {
 	r.owner.SetFacts(func(f *RequestFacts) { *f = RequestFacts{Matches: true, Unexpired: b.now().Before(r.Expires)} })
-	r.wrongCodes++
 	if _, err := r.owner.Fire(context.Background(), RequestWrongCode); err != nil {
 		return fsm.Refuse(fsm.ApprovalInvalid, "the approval request is no longer pending").WithCause(err)
 	}
@@ -433,7 +436,7 @@ func (b *Broker) wrongLocked(r *Request, what, mismatch string) error {
 		delete(b.requests, r.ID)
 		return fsm.Refusef(fsm.ApprovalInvalid, "the %s did not match %d times; the request is denied and a new attach needs a new approval", what, MaxCodeAttempts)
 	}
-	return fsm.Refusef(fsm.ApprovalInvalid, "the answer %s (%d attempts left)", mismatch, MaxCodeAttempts-r.wrongCodes)
+	return fsm.Refusef(fsm.ApprovalInvalid, "the answer %s (%d attempts left)", mismatch, MaxCodeAttempts-r.owner.Counter(counterWrongCodes))
 }
 
 func (b *Broker) answerLocked(r *Request, approve bool, code string) error {
@@ -482,8 +485,8 @@ func (b *Broker) Use(id string, scope Scope) (*Grant, error) {
 	now := b.now()
 	matches := subtle.ConstantTimeCompare(d[:], r.digest[:]) == 1
 	r.owner.SetFacts(func(f *RequestFacts) { *f = RequestFacts{Matches: matches, Unexpired: now.Before(r.Expires)} })
-	r.usedAt = now
-	if _, err := r.owner.Fire(context.Background(), RequestUse); err != nil {
+	m := &minting{at: now}
+	if _, err := fsm.FireWith(context.Background(), r.owner, RequestUse, m); err != nil {
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request cannot be used").WithCause(err)
 	}
 	switch {
@@ -496,7 +499,7 @@ func (b *Broker) Use(id string, scope Scope) (*Grant, error) {
 		return nil, fsm.Refuse(fsm.ApprovalInvalid, "the approval request expired")
 	}
 	delete(b.requests, id)
-	g := r.minted
+	g := m.grant
 	if old := b.grants[scope.BrowserID]; old != nil {
 		old.Revoke()
 	}

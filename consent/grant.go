@@ -98,7 +98,6 @@ type Grant struct {
 	mu       sync.Mutex // mu guards the fields that follow and serializes firing
 	lastUsed time.Time
 	owner    *fsm.Owner[GrantState, GrantTrigger, GrantFacts]
-	revoked  bool // revoke_grant ran
 }
 
 func newGrant(scope Scope, now time.Time) *Grant {
@@ -109,9 +108,9 @@ func newGrant(scope Scope, now time.Time) *Grant {
 	return g
 }
 
-// revoke is revoke_grant: nothing re-arms a revoked grant.
+// revoke is revoke_grant: the grant is revoked for good, which its
+// machine's state (revoked, terminal) answers; nothing re-arms it.
 func (g *Grant) revoke(context.Context, fsm.Step[GrantState, GrantTrigger]) (GrantTrigger, error) {
-	g.revoked = true
 	return "", nil
 }
 

@@ -129,10 +129,15 @@ type Entry struct {
 	m      *fsm.Owner[EffectState, EffectTrigger, EffectFacts]
 	done   chan struct{} // closed when the effect left pending/dispatched
 
-	mu      sync.Mutex // guards the fields that follow
-	send    func(context.Context) (Outcome, EffectTrigger)
+	mu      sync.Mutex // guards outcome
 	outcome Outcome
-	closed  bool
+}
+
+// sending is one Dispatch's input to dispatch_cdp: the caller's send, and
+// what it answered, whole (the ledger keeps it bounded).
+type sending struct {
+	send func(context.Context) (Outcome, EffectTrigger)
+	sent Outcome
 }
 
 // Claim records key's effect, or finds the one recorded under it. fresh
@@ -158,7 +163,7 @@ func (l *Ledger) Claim(key, digest string) (e *Entry, fresh bool, err error) {
 	}
 	e = &Entry{Key: key, digest: digest, l: l, done: make(chan struct{})}
 	e.m = fsm.NewOwner(LedgerSpec, fsm.Effects[EffectState, EffectTrigger]{
-		EffectDispatchCDP: e.dispatch,
+		EffectDispatchCDP: fsm.Takes(e.dispatch),
 	})
 	l.entries[key] = e
 	l.order = append(l.order, key)
@@ -247,19 +252,18 @@ func (e *Entry) State() EffectState { return e.m.State() }
 // Trace returns the effect machine's transitions.
 func (e *Entry) Trace() []fsm.Record { return e.m.Trace() }
 
-// record keeps o as the effect's outcome (its result bounded) and wakes the
-// callers waiting on it.
-func (e *Entry) record(o Outcome) {
+// record keeps o as the effect's outcome (its result bounded). An effect
+// that left pending with this step (from) wakes the callers waiting on it;
+// one settled from outcome_unknown woke them when it became unknown.
+func (e *Entry) record(o Outcome, from EffectState) {
 	if len(o.Result) > MaxOutcomeBytes {
 		o.Result, o.Dropped = nil, true
 	}
 	e.mu.Lock()
 	old := len(e.outcome.Result)
 	e.outcome = o
-	wake := !e.closed
-	e.closed = true
 	e.mu.Unlock()
-	if wake {
+	if from == EffectPending {
 		close(e.done)
 	}
 	e.l.mu.Lock()
@@ -277,30 +281,21 @@ func (e *Entry) record(o Outcome) {
 //
 // The outcome returned is send's own, whole; the ledger keeps it bounded.
 func (e *Entry) Dispatch(ctx context.Context, send func(context.Context) (Outcome, EffectTrigger)) (Outcome, error) {
-	var sent Outcome
-	e.mu.Lock()
-	e.send = func(ctx context.Context) (Outcome, EffectTrigger) {
-		o, t := send(ctx)
-		sent = o
-		return o, t
-	}
-	e.mu.Unlock()
-	if _, err := e.m.Fire(ctx, EffectDispatch); err != nil {
+	call := &sending{send: send}
+	if _, err := fsm.FireWith(ctx, e.m, EffectDispatch, call); err != nil {
 		return Outcome{}, err
 	}
-	if sent.Err == nil && sent.Result == nil {
+	if call.sent.Err == nil && call.sent.Result == nil {
 		return e.Outcome(), nil // ack_lost without an answer: the refusal recorded
 	}
-	return sent, nil
+	return call.sent, nil
 }
 
-// dispatch is dispatch_cdp, reachable only through the entry's owner.
-func (e *Entry) dispatch(ctx context.Context, _ fsm.Step[EffectState, EffectTrigger]) (EffectTrigger, error) {
-	e.mu.Lock()
-	send := e.send
-	e.send = nil
-	e.mu.Unlock()
-	o, settle := send(ctx)
+// dispatch is dispatch_cdp, reachable only through the entry's owner: it
+// runs the send Dispatch was handed, once.
+func (e *Entry) dispatch(ctx context.Context, step fsm.Step[EffectState, EffectTrigger], call *sending) (EffectTrigger, error) {
+	o, settle := call.send(ctx)
+	call.sent = o
 	switch settle {
 	case EffectAck, EffectFail, EffectAckLost:
 	default:
@@ -309,17 +304,18 @@ func (e *Entry) dispatch(ctx context.Context, _ fsm.Step[EffectState, EffectTrig
 	if settle == EffectAckLost && o.Err == nil {
 		o.Err = fsm.Refuse(fsm.OutcomeUnknown, "the action was dispatched but its acknowledgement was lost; it will not be replayed")
 	}
-	e.record(o)
+	e.record(o, step.From)
 	return settle, nil
 }
 
 // Cancel records that the effect was refused before dispatch; err is what
 // the caller answered. A repeat of the key may dispatch it.
 func (e *Entry) Cancel(err error) error {
-	if _, ferr := e.m.Fire(context.Background(), EffectCancel); ferr != nil {
+	step, ferr := e.m.Fire(context.Background(), EffectCancel)
+	if ferr != nil {
 		return ferr
 	}
-	e.record(Outcome{Err: err})
+	e.record(Outcome{Err: err}, step.From)
 	return nil
 }
 
@@ -328,13 +324,14 @@ func (e *Entry) Cancel(err error) error {
 // outcome_unknown effect accepts it.
 func (e *Entry) Observe(happenedNow bool, result []byte) error {
 	e.m.SetFacts(func(f *EffectFacts) { f.Happened = happenedNow })
-	if _, err := e.m.Fire(context.Background(), EffectObserve); err != nil {
+	step, err := e.m.Fire(context.Background(), EffectObserve)
+	if err != nil {
 		return err
 	}
 	if happenedNow {
-		e.record(Outcome{Result: result})
+		e.record(Outcome{Result: result}, step.From)
 	} else {
-		e.record(Outcome{Err: fsm.Refuse(fsm.OutcomeUnknown, "an observation showed the effect did not happen")})
+		e.record(Outcome{Err: fsm.Refuse(fsm.OutcomeUnknown, "an observation showed the effect did not happen")}, step.From)
 	}
 	return nil
 }

@@ -89,7 +89,6 @@ type offer struct {
 	tab     int
 	expires time.Time
 	owner   *fsm.Owner[OfferState, OfferTrigger, OfferFacts]
-	handed  bool // attach_debugger ran: the tab is the consumer's
 }
 
 // NewOffers returns an empty book.
@@ -110,9 +109,9 @@ func newOffer(tab int, expires time.Time) *offer {
 	return of
 }
 
-// handOver is attach_debugger: the tab goes to the consumer.
+// handOver is attach_debugger: from here the tab is the consumer's, which
+// Consume reads from the machine's state (consumed).
 func (of *offer) handOver(context.Context, fsm.Step[OfferState, OfferTrigger]) (OfferTrigger, error) {
-	of.handed = true
 	return "", nil
 }
 
@@ -155,8 +154,8 @@ func (o *Offers) Consume(id string) (int, error) {
 	if _, err := of.owner.Fire(context.Background(), OfferConsume); err != nil {
 		return 0, err
 	}
-	if !of.handed {
-		return 0, fsm.Refuse(fsm.NotFound, "no such live offer")
+	if of.owner.State() != OfferConsumed {
+		return 0, fsm.Refuse(fsm.NotFound, "no such live offer") // expired as it was consumed
 	}
 	return of.tab, nil
 }

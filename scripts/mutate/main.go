@@ -196,7 +196,7 @@ var mutations = []mutation{
 	{"ledger: an effect observed not done is never retried", "retry after not done", "lease/ledger.go",
 		[]patch{{"case EffectCancelled, EffectFailed, EffectReconciledNo:\n\t\t\tl.forgetLocked(key)", "case EffectCancelled, EffectFailed:\n\t\t\tl.forgetLocked(key)"}}, leasePkgs},
 	{"ledger: a cancel while the send is in flight recorded as cancelled", "cancel in flight", "lease/ledger.go",
-		[]patch{{"EffectCancel); ferr != nil {\n\t\treturn ferr", "EffectCancel); ferr != nil && !fsm.IsCode(ferr, fsm.TransitionRefused) {\n\t\treturn ferr"}}, leasePkgs},
+		[]patch{{"EffectCancel)\n\tif ferr != nil {\n\t\treturn ferr", "EffectCancel)\n\tif ferr != nil && !fsm.IsCode(ferr, fsm.TransitionRefused) {\n\t\treturn ferr"}}, leasePkgs},
 	{"broker: revalidation trusts the map entry of an ended grant", "final state hidden by bookkeeping", "consent/approval.go",
 		[]patch{{"\treturn g.Use(b.now())\n}", "\t_ = g.Use(b.now()) // the map still names it: live\n\treturn nil\n}"}}, consentPkgs},
 	// The operation table: TestTable must refuse a declaration missing a part.
