@@ -52,11 +52,48 @@ var GateSpec = (&fsm.Spec[GateState, GateTrigger, struct{}]{
 		{From: GateOpen, On: GateClose, To: GateClosed},
 		{From: GateHeld, On: GateClose, To: GateDraining},
 		{From: GateDraining, On: GateRelease, To: GateClosed},
-		{From: GateClosed, On: GateReopen, To: GateOpen, Count: "generation"},
+		{From: GateClosed, On: GateReopen, To: GateOpen, Count: gateGeneration},
 	},
 	Stable:       []GateState{GateOpen, GateHeld, GateDraining, GateClosed},
 	MaxTransient: 1,
 }).MustValidate()
+
+// BrowserGatesState is whether a browser's mutation gates are open or
+// closed together for a reconnect.
+type BrowserGatesState string
+
+// Browser gate states. Their exits are rendered from the declared edges (spec/).
+const (
+	BrowserGatesOpen   BrowserGatesState = "open"                 // mutations may start.
+	BrowserGatesClosed BrowserGatesState = "closed_for_reconnect" // a reconnect runs.
+)
+
+// BrowserGatesSpec is the reconnect phase of one browser's gates: what a
+// gate created while the browser reconnects starts in, and whether a gate a
+// holder drained reopens on its release. Each reopening counts a generation.
+var BrowserGatesSpec = (&fsm.Spec[BrowserGatesState, GateTrigger, struct{}]{
+	Name:  "browser_gates",
+	Title: "Mutation gates of one browser",
+	Guards: "Closes every mutation gate of a browser together for a reconnect and reopens them on the new generation: a gate " +
+		"first used while the browser reconnects starts closed, and a gate its holder drained reopens on release only once " +
+		"the reconnect is over.",
+	Initial: BrowserGatesOpen,
+	States: []fsm.StateDoc[BrowserGatesState]{
+		fsm.Doc(BrowserGatesOpen, "Mutations may start on the browser's current generation."),
+		fsm.Doc(BrowserGatesClosed, "A reconnect runs: every gate of the browser is closed or draining."),
+	},
+	Triggers: []GateTrigger{GateClose, GateReopen},
+	Edges: []fsm.Edge[BrowserGatesState, GateTrigger, struct{}]{
+		{From: BrowserGatesOpen, On: GateClose, To: BrowserGatesClosed},
+		{From: BrowserGatesClosed, On: GateReopen, To: BrowserGatesOpen, Count: "generation"},
+	},
+	Stable:       []BrowserGatesState{BrowserGatesOpen, BrowserGatesClosed},
+	MaxTransient: 1,
+}).MustValidate()
+
+// gateGeneration counts a gate's reopenings: a ticket from an older one is
+// stale.
+const gateGeneration = "generation"
 
 // GateKey names one target of one browser.
 type GateKey struct {
@@ -65,15 +102,15 @@ type GateKey struct {
 }
 
 // Gates holds the mutation gates of every browser. Each gate is an owner of
-// its machine (no effects: the machine only decides who may hold it), and
-// every trigger fired here is one the gate's state takes. Safe for
-// concurrent use.
+// its machine, and so is each browser's set of gates (BrowserGatesSpec); no
+// effects: the machines only decide who may hold a gate, and every question
+// here is answered by their states. Every trigger fired here is one the
+// machine's state takes. Safe for concurrent use.
 type Gates struct {
-	mu      sync.Mutex // mu guards the fields that follow
-	gates   map[GateKey]*gate
-	closed  map[string]bool   // browsers closed for reconnect
-	gen     map[string]uint64 // per-browser reopen count
-	changed chan struct{}     // closed and replaced on every release or reopen
+	mu       sync.Mutex // mu guards the fields that follow
+	gates    map[GateKey]*gate
+	browsers map[string]*fsm.Owner[BrowserGatesState, GateTrigger, struct{}]
+	changed  chan struct{} // closed and replaced on every release or reopen
 }
 
 type gate struct {
@@ -82,15 +119,34 @@ type gate struct {
 
 // NewGates returns an empty set of gates.
 func NewGates() *Gates {
-	return &Gates{gates: map[GateKey]*gate{}, closed: map[string]bool{}, gen: map[string]uint64{}, changed: make(chan struct{})}
+	return &Gates{gates: map[GateKey]*gate{}, browsers: map[string]*fsm.Owner[BrowserGatesState, GateTrigger, struct{}]{}, changed: make(chan struct{})}
+}
+
+// browserLocked returns the owner of browser's gate set, open when new.
+func (g *Gates) browserLocked(browser string) *fsm.Owner[BrowserGatesState, GateTrigger, struct{}] {
+	b := g.browsers[browser]
+	if b == nil {
+		b = fsm.NewOwner(BrowserGatesSpec, fsm.Effects[BrowserGatesState, GateTrigger]{})
+		g.browsers[browser] = b
+	}
+	return b
+}
+
+// reconnectingLocked reports whether browser's gates are closed for a
+// reconnect.
+func (g *Gates) reconnectingLocked(browser string) bool {
+	b := g.browsers[browser]
+	return b != nil && b.State() == BrowserGatesClosed
 }
 
 // fire fires t at gt. The callers fire only what the gate's state takes
 // (they hold g.mu and checked it), so a refusal means the gate's
 // bookkeeping is broken: it panics rather than let two holders in.
-func (gt *gate) fire(t GateTrigger) {
-	if _, err := gt.owner.Fire(context.Background(), t); err != nil {
-		panic(fmt.Sprintf("lease: mutation gate in %s: %v", gt.owner.State(), err))
+func (gt *gate) fire(t GateTrigger) { fireGates(gt.owner, t) }
+
+func fireGates[S ~string](o *fsm.Owner[S, GateTrigger, struct{}], t GateTrigger) {
+	if _, err := o.Fire(context.Background(), t); err != nil {
+		panic(fmt.Sprintf("lease: mutation gate in %s: %v", o.State(), err))
 	}
 }
 
@@ -98,7 +154,7 @@ func (g *Gates) gateLocked(k GateKey) *gate {
 	gt := g.gates[k]
 	if gt == nil {
 		gt = &gate{owner: fsm.NewOwner(GateSpec, fsm.Effects[GateState, GateTrigger]{})}
-		if g.closed[k.Browser] {
+		if g.reconnectingLocked(k.Browser) {
 			gt.fire(GateClose)
 		}
 		g.gates[k] = gt
@@ -117,7 +173,7 @@ type Ticket struct {
 	g    *Gates
 	key  GateKey
 	gt   *gate // the gate it holds; gone when its browser was forgotten
-	gen  uint64
+	gen  int   // the gate machine's generation counter when it was taken
 	once sync.Once
 }
 
@@ -129,7 +185,7 @@ func (g *Gates) Acquire(ctx context.Context, k GateKey) (*Ticket, error) {
 		gt := g.gateLocked(k)
 		if gt.owner.Permitted(GateAcquire) {
 			gt.fire(GateAcquire)
-			t := &Ticket{g: g, key: k, gt: gt, gen: g.gen[k.Browser]}
+			t := &Ticket{g: g, key: k, gt: gt, gen: gt.owner.Counter(gateGeneration)}
 			g.mu.Unlock()
 			return t, nil
 		}
@@ -148,11 +204,13 @@ func (g *Gates) Acquire(ctx context.Context, k GateKey) (*Ticket, error) {
 }
 
 // Check reports whether the ticket's mutation may still dispatch: a reconnect
-// that began since Acquire refuses it with browser_binding_stale.
+// that began since Acquire moved its gate from held to draining, and one
+// that ended since reopened it on a new generation; either refuses it with
+// browser_binding_stale.
 func (t *Ticket) Check() error {
 	t.g.mu.Lock()
 	defer t.g.mu.Unlock()
-	if t.g.closed[t.key.Browser] || t.g.gen[t.key.Browser] != t.gen || t.g.gates[t.key] != t.gt {
+	if t.g.gates[t.key] != t.gt || t.gt.owner.State() != GateHeld || t.gt.owner.Counter(gateGeneration) != t.gen {
 		return fsm.Refuse(fsm.BindingStale, "the browser began reconnecting; the action was not dispatched")
 	}
 	return nil
@@ -168,7 +226,7 @@ func (t *Ticket) Release() {
 			return // the browser was forgotten: its gates are gone
 		}
 		gt.fire(GateRelease) // held or draining: the ticket holds it
-		if gt.owner.State() == GateClosed && !t.g.closed[t.key.Browser] {
+		if gt.owner.State() == GateClosed && !t.g.reconnectingLocked(t.key.Browser) {
 			// The reconnect finished while this holder drained.
 			gt.fire(GateReopen)
 		}
@@ -181,7 +239,9 @@ func (t *Ticket) Release() {
 func (g *Gates) CloseBrowser(browser string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.closed[browser] = true
+	if b := g.browserLocked(browser); b.Permitted(GateClose) {
+		fireGates(b, GateClose)
+	}
 	for k, gt := range g.gates {
 		if k.Browser == browser && gt.owner.Permitted(GateClose) {
 			gt.fire(GateClose)
@@ -194,8 +254,9 @@ func (g *Gates) CloseBrowser(browser string) {
 func (g *Gates) ReopenBrowser(browser string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	delete(g.closed, browser)
-	g.gen[browser]++
+	if b := g.browserLocked(browser); b.Permitted(GateReopen) {
+		fireGates(b, GateReopen)
+	}
 	for k, gt := range g.gates {
 		if k.Browser == browser && gt.owner.State() == GateClosed {
 			gt.fire(GateReopen)
@@ -220,7 +281,6 @@ func (g *Gates) Forget(browser string) {
 			delete(g.gates, k)
 		}
 	}
-	delete(g.closed, browser)
-	delete(g.gen, browser)
+	delete(g.browsers, browser)
 	g.broadcastLocked()
 }

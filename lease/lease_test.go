@@ -14,6 +14,7 @@ import (
 
 func TestProcessLeaseProperties(t *testing.T)       { fsmtest.Check(t, ProcessSpec) }
 func TestGateProperties(t *testing.T)               { fsmtest.Check(t, GateSpec) }
+func TestBrowserGatesProperties(t *testing.T)       { fsmtest.Check(t, BrowserGatesSpec) }
 func TestOfferProperties(t *testing.T)              { fsmtest.Check(t, OfferSpec) }
 func TestOwnedAttachmentProperties(t *testing.T)    { fsmtest.Check(t, OwnedAttachmentSpec) }
 func TestExternalAttachmentProperties(t *testing.T) { fsmtest.Check(t, ExternalAttachmentSpec) }

@@ -20,6 +20,7 @@ var pinnedExplorations = map[string]struct{ States, Steps int }{
 	"process_lease":         {7, 28},
 	"extension_offer":       {4, 13},
 	"mutation_gate":         {20, 68},
+	"browser_gates":         {7, 12}, // issue 20: the browser-wide phase that replaced the gates' closed and gen maps
 	"effect_ledger":         {8, 49},
 	"bridge_peer":           {4, 12},
 	"bridge_route":          {14, 65},
