@@ -34,6 +34,8 @@ func TestReconnectTable(t *testing.T) {
 		{Name: "a new generation refuses every older capability", From: GenerationIncremented, On: Invalidate, To: CapabilitiesInvalid, Effect: EffectInvalidate},
 		{Name: "gates reopen only after the invalidation", From: CapabilitiesInvalid, On: ReopenGates, To: GatesReopened, Effect: EffectReopenGates},
 		{Name: "callers are told to list pages again", From: GatesReopened, On: Rebind, To: ReadyForRebind},
+		{Name: "the session ends at rest: cancelled refuses later losses", From: Ready, On: SessionEnded, To: Cancelled},
+		{Name: "the session ends after a reconnect", From: ReadyForRebind, On: SessionEnded, To: Cancelled},
 
 		{Name: "a second loss while one is led opens no second flight", From: Singleflight, On: SocketLost, Refused: true},
 		{Name: "no dial before the re-proof", From: GatesClosed, Facts: proven, On: Dial, Refused: true},
