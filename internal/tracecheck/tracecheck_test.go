@@ -76,3 +76,20 @@ func TestPackageName(t *testing.T) {
 		t.Fatalf("packageName = %q, want internal_tracecheck", got)
 	}
 }
+
+// TestUnmovedMachines: a machine the recording credits that the run never
+// moved is named; one the run moved, even by other edges, is not.
+func TestUnmovedMachines(t *testing.T) {
+	recorded := Coverage{
+		"gate":   {"open --acquire--> held": {"TestA"}, "held --close--> draining": {"TestB"}},
+		"ledger": {"pending --dispatch--> dispatched": {"TestC"}},
+	}
+	taken := Coverage{"gate": {"open --acquire--> held": {"TestA"}}}
+	if got := unmovedMachines(recorded, taken); !slices.Equal(got, []string{"ledger"}) {
+		t.Errorf("unmovedMachines = %q, want [ledger]", got)
+	}
+	taken["ledger"] = map[string][]string{"dispatched --ack--> acked": {"TestC"}}
+	if got := unmovedMachines(recorded, taken); len(got) != 0 {
+		t.Errorf("every machine moved: unmovedMachines = %q, want none", got)
+	}
+}
