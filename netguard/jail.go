@@ -439,10 +439,16 @@ func (dl *Jail) notifyLocked() {
 
 // List returns the downloads, whether the one named id (or, with id
 // empty, every one) has ended, whether id names one, and the channel that
-// says the next change.
-func (dl *Jail) List(id string) (list []Download, ended, found bool, changed <-chan struct{}) {
+// says the next change. An id the jail has not issued yet ("d5" after d4)
+// is not found but upcoming: a caller that clicked a link and asks for its
+// download before Chromium announced it may wait for it.
+func (dl *Jail) List(id string) (list []Download, ended, found, upcoming bool, changed <-chan struct{}) {
 	dl.mu.Lock()
 	defer dl.mu.Unlock()
+	var n int
+	if _, err := fmt.Sscanf(id, "d%d", &n); err == nil && id == fmt.Sprintf("d%d", n) && n > dl.seq {
+		upcoming = true
+	}
 	list = make([]Download, 0, len(dl.order))
 	ended, found = true, id == ""
 	for _, d := range dl.order {
@@ -455,7 +461,7 @@ func (dl *Jail) List(id string) (list []Download, ended, found bool, changed <-c
 			}
 		}
 	}
-	return list, ended, found, dl.changed
+	return list, ended, found, upcoming, dl.changed
 }
 
 // Saved is where Save put a download: the directory the caller named.

@@ -3,6 +3,8 @@ package netguard
 import (
 	"strings"
 	"testing"
+
+	"github.com/chromedp/cdproto/browser"
 )
 
 // TestSafeFileName: a site's suggested name becomes one plain file name.
@@ -26,6 +28,32 @@ func TestSafeFileName(t *testing.T) {
 	} {
 		if got := safeFileName(in); got != want {
 			t.Errorf("safeFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestListUpcomingID: an id the jail has not issued is upcoming (a caller
+// may wait for the download its click started); an issued, malformed or
+// padded one is not.
+func TestListUpcomingID(t *testing.T) {
+	dl := &Jail{cap: 1 << 20, byGUID: map[string]*download{}, changed: make(chan struct{})}
+	if _, reason := dl.begin(browser.EventDownloadWillBegin{GUID: "g1", SuggestedFilename: "a.txt"}); reason != "" {
+		t.Fatalf("begin refused: %s", reason)
+	}
+	for id, want := range map[string]struct{ found, upcoming bool }{
+		"d1":  {found: true},
+		"g1":  {found: true},
+		"d2":  {upcoming: true},
+		"d9":  {upcoming: true},
+		"d0":  {},
+		"d02": {},
+		"d-1": {},
+		"x":   {},
+		"d2x": {},
+	} {
+		_, _, found, upcoming, _ := dl.List(id)
+		if found != want.found || upcoming != want.upcoming {
+			t.Errorf("List(%q): found %v upcoming %v, want %+v", id, found, upcoming, want)
 		}
 	}
 }

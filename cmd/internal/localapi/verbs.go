@@ -16,7 +16,9 @@ var (
 // DownloadsRequest lists a browser's downloads; WaitMS > 0 first waits, at
 // most that long (bounded by the Runner), until none is in progress (or,
 // with ID, until that one has ended). ID is the listing's (d1) or the
-// browser's id an action's result reports for the download it started.
+// browser's id an action's result reports for the download it started; a
+// listing id not issued yet (the click's download Chromium has not
+// announced) is waited for too.
 type DownloadsRequest struct {
 	Browser string `json:"browser"`
 	ID      string `json:"id,omitempty"`

@@ -120,16 +120,19 @@ func (r *Runner) Downloads(ctx context.Context, req localapi.DownloadsRequest) (
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
-		list, ended, found, changed := dl.List(req.ID)
-		if !found {
+		list, ended, found, upcoming, changed := dl.List(req.ID)
+		switch {
+		case !found && (!upcoming || req.WaitMS == 0):
 			return localapi.DownloadsResult{}, fsm.Refuse(fsm.NotFound, "no such download")
-		}
-		if ended || req.WaitMS == 0 {
+		case found && (ended || req.WaitMS == 0):
 			return localapi.DownloadsResult{Browser: b.id, Downloads: downloadInfos(list)}, nil
 		}
 		select {
 		case <-changed:
 		case <-timer.C:
+			if !found {
+				return localapi.DownloadsResult{}, fsm.Refusef(fsm.Timeout, "download %s had not begun after %s", req.ID, wait)
+			}
 			return localapi.DownloadsResult{}, fsm.Refusef(fsm.Timeout, "downloads still in progress after %s; list them again or wait longer", wait)
 		case <-ctx.Done():
 			return localapi.DownloadsResult{}, fsm.Refuse(fsm.Timeout, "downloads still in progress at the call's bound").WithCause(ctx.Err())

@@ -94,7 +94,7 @@ func TestDownloadsJailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	listed, _, _, _ := ob.dl.List("")
+	listed, _, _, _, _ := ob.dl.List("")
 	guid := listed[0].GUID
 	list, err = r.Downloads(ctx, localapi.DownloadsRequest{Browser: b.ID, ID: guid, WaitMS: 20000})
 	if err != nil {
@@ -179,7 +179,7 @@ func TestDownloadsJailed(t *testing.T) {
 	if err != nil || len(list.Downloads) != 4 || list.Downloads[3].State != string(netguard.DownloadCompleted) {
 		t.Fatalf("the third copy = %+v, %v; want d4 completed", list.Downloads, err)
 	}
-	gone, _, _, _ := ob.dl.List("d4")
+	gone, _, _, _, _ := ob.dl.List("d4")
 	if err := os.Remove(filepath.Join(jail, gone[3].GUID)); err != nil {
 		t.Fatal(err)
 	}
