@@ -112,6 +112,53 @@ const (
 	AuditActed
 )
 
+// Reveal is what an operation's answer may show of a page. Whatever it
+// says, every answer and error of the Runner passes its one redaction of
+// secret values (package secret), which puts a secret's placeholder where
+// its value was; Reveal says what else the outputs do.
+type Reveal int
+
+const (
+	// RevealsNothing: only webcodex's own words, ids and counts.
+	RevealsNothing Reveal = iota + 1
+	// RevealsPageText: text a page wrote (an outline, a title, a URL, a
+	// console or dialog message, an evaluated value); an MCP server shows
+	// it inside a fence naming its origin and frame.
+	RevealsPageText
+	// RevealsPixels: an image of the page; password fields are masked.
+	RevealsPixels
+)
+
+// SecretTag marks an input field that may carry secret placeholders
+// ({{secret.NAME}}): the Runner types a secret's value in their place, and
+// only into a document of an origin the secret is bound to.
+const SecretTag = "secret"
+
+// Typed returns the fields of the input in points to that may carry secret
+// placeholders (tagged `secret:"typed"`), at any depth of its embedded
+// structs.
+func Typed(in any) []*string {
+	v := reflect.ValueOf(in)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	var out []*string
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			switch {
+			case f.Anonymous && f.Type.Kind() == reflect.Struct:
+				walk(v.Field(i))
+			case f.Tag.Get(SecretTag) == "typed" && f.Type.Kind() == reflect.String && f.IsExported():
+				out = append(out, v.Field(i).Addr().Interface().(*string))
+			}
+		}
+	}
+	walk(v.Elem())
+	return out
+}
+
 // Files is an input that names files of the caller's, audited one record
 // each (uploads).
 type Files interface {
@@ -156,6 +203,8 @@ type Meta struct {
 	Effect bool
 	Bound  Bound
 	Audit  Audit
+	// Reveals is what its answer may show of a page.
+	Reveals Reveal
 	// MCP are the tools derived from the operation (none: the MCP server
 	// does not offer it on its own).
 	MCP []Tool

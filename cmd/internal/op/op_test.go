@@ -29,6 +29,12 @@ func TestTable(t *testing.T) {
 			if m.Audit == 0 {
 				t.Error("no audit rule")
 			}
+			if !slices.Contains([]Reveal{RevealsNothing, RevealsPageText, RevealsPixels}, m.Reveals) {
+				t.Error("it does not declare what it may reveal (Reveals)")
+			}
+			if len(Typed(d.NewInput())) > 0 && (!m.Effect || m.Scope != Control) {
+				t.Error("an input that may carry secrets belongs to an effect of browser:control")
+			}
 			checkAdmission(t, d)
 			_, keyed := d.NewInput().(Keyer)
 			switch {
@@ -116,5 +122,21 @@ func TestParamsAreDecodedStrictly(t *testing.T) {
 	in, err := Type.Decode([]byte(`{"page":"p","text":"x","slowly":true}`))
 	if err != nil || !in.(TypeIn).Slowly || in.Addr().Page != "p" {
 		t.Fatalf("type: %+v, %v", in, err)
+	}
+}
+
+// TestTyped: the fields that may carry secret placeholders are those
+// tagged, embedded ones included, and nothing else.
+func TestTyped(t *testing.T) {
+	in := &TypeIn{Text: "a"}
+	got := Typed(in)
+	if len(got) != 1 || got[0] != &in.Text {
+		t.Fatalf("Typed(TypeIn) = %v, want its Text", got)
+	}
+	if got := Typed(&ClickIn{}); len(got) != 0 {
+		t.Fatalf("Typed(ClickIn) = %v, want none", got)
+	}
+	if got := Typed(TypeIn{}); got != nil {
+		t.Fatalf("Typed of a value = %v, want nil (it needs a pointer)", got)
 	}
 }

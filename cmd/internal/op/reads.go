@@ -30,10 +30,10 @@ type DiagResult struct {
 
 // The diagnostics reads.
 var (
-	Console = declare[ConsoleIn, DiagResult](Meta{Name: "console", Scope: Read, Bound: CallBound, Audit: NotAudited,
+	Console = declare[ConsoleIn, DiagResult](Meta{Name: "console", Scope: Read, Bound: CallBound, Audit: NotAudited, Reveals: RevealsPageText,
 		MCP: []Tool{{Name: "browser_console_messages", Desc: "The page's console messages and exceptions since its last navigation, bounded."}},
 		CLI: &Verb{Name: "console", Use: "console PAGE", Short: "Read console messages and JS exceptions (bounded, --since cursor)"}})
-	Network = declare[NetworkIn, DiagResult](Meta{Name: "network", Scope: Read, Bound: CallBound, Audit: NotAudited,
+	Network = declare[NetworkIn, DiagResult](Meta{Name: "network", Scope: Read, Bound: CallBound, Audit: NotAudited, Reveals: RevealsPageText,
 		MCP: []Tool{{Name: "browser_network_requests", Desc: "The page's requests (method, url, status, failure), bounded; loaded static resources only with static."}},
 		CLI: &Verb{Name: "network", Use: "network PAGE", Short: "Read network requests (bounded, --since cursor)"}})
 )
