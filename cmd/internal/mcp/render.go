@@ -8,6 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -71,52 +72,10 @@ func viewSnapshot(snap localapi.SnapshotResult) (snapshotView, error) {
 	return snapshotView{text: b.String(), fields: m, id: snap.ID}, nil
 }
 
-// actionText is what an action did, a line each: what was acted on, then
-// only what it caused.
-func actionText(f localapi.ActResult) string {
-	what := f.Role
-	if what == "" {
-		what = f.Tag
-	}
-	on := ""
-	if what != "" {
-		on = " the " + what
-	}
-	var lines []string
-	switch f.Action {
-	case "click":
-		lines = append(lines, "clicked"+on)
-	case "hover":
-		lines = append(lines, "hovered over"+on)
-	case "fill", "type":
-		line := fmt.Sprintf("entered %d of %d characters into%s", f.Delivered, f.Requested, on)
-		if f.Length > 0 {
-			line += fmt.Sprintf("; it now holds %d", f.Length)
-		}
-		lines = append(lines, line)
-	case "press":
-		lines = append(lines, "pressed the key"+on)
-	case "select":
-		lines = append(lines, "selected: "+strings.Join(f.Selected, ", "))
-	case "check", "uncheck":
-		state := "unchecked"
-		if f.Checked != nil && *f.Checked {
-			state = "checked"
-		}
-		lines = append(lines, state+on)
-	case "upload":
-		lines = append(lines, "set files: "+strings.Join(f.Files, ", "))
-	case "scroll":
-		lines = append(lines, "scrolled")
-	case "":
-		lines = append(lines, "done")
-	default:
-		if text, ok := pointerText(f); ok { // tools_playwright.go
-			lines = append(lines, text)
-		} else {
-			lines = append(lines, f.Action+" done")
-		}
-	}
+// actionText is what the action m did, a line each: what was acted on (in
+// the words m declares), then only what it caused.
+func actionText(m *op.Meta, f localapi.ActResult) string {
+	lines := []string{m.Said(f.ActionResult)}
 	if f.NoOp {
 		lines = append(lines, "it was already in that state: nothing changed")
 	}

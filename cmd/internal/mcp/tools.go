@@ -285,7 +285,7 @@ func act[In op.Input](ctx context.Context, s *Server, o *op.Op[In, op.ActResult]
 	if err != nil {
 		return nil, err
 	}
-	r := &reply{text: actionText(res), fields: map[string]any{"page": page, "result": res}}
+	r := &reply{text: actionText(&o.Meta, res), fields: map[string]any{"page": page, "result": res}}
 	return s.withSnapshot(ctx, r, page, snap), nil
 }
 
@@ -584,19 +584,24 @@ func (s *Server) fillForm(ctx context.Context, c *toolCall, in fillFormIn) (any,
 		}
 		el := op.Element{Target: t}
 		var res op.ActResult
+		var m *op.Meta // the action the field took
 		switch f.Type {
 		case "textbox", "slider":
+			m = &op.Fill.Meta
 			res, err = actOn(ctx, s, op.Fill, page, op.FillIn{Element: el, Text: f.Value})
 		case "checkbox", "radio":
 			switch f.Value {
 			case "true":
+				m = &op.Check.Meta
 				res, err = actOn(ctx, s, op.Check, page, op.CheckIn{Element: el})
 			case "false":
+				m = &op.Uncheck.Meta
 				res, err = actOn(ctx, s, op.Uncheck, page, op.UncheckIn{Element: el})
 			default:
 				return fail(fsm.Refuse(fsm.InvalidArgument, "a checkbox or radio value is true or false"))
 			}
 		case "combobox":
+			m = &op.Select.Meta
 			res, err = actOn(ctx, s, op.Select, page, op.SelectIn{Element: el, Values: []string{f.Value}})
 		default:
 			return fail(fsm.Refuse(fsm.InvalidArgument, "type is textbox, checkbox, radio, combobox or slider"))
@@ -605,7 +610,7 @@ func (s *Server) fillForm(ctx context.Context, c *toolCall, in fillFormIn) (any,
 			return fail(err)
 		}
 		results = append(results, res)
-		fmt.Fprintf(&text, "field %d: %s", i, actionText(res))
+		fmt.Fprintf(&text, "field %d: %s", i, actionText(m, res))
 	}
 	return s.withSnapshot(ctx, &reply{text: text.String(), fields: map[string]any{"page": page, "results": results}}, page, in.Snapshot), nil
 }

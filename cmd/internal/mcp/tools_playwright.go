@@ -269,44 +269,6 @@ func (s *Server) mouseWheel(ctx context.Context, c *toolCall, in wheelIn) (any, 
 	return s.pointer(ctx, in.Page, op.Pointer{Kind: "wheel", DeltaX: in.DeltaX, DeltaY: in.DeltaY})
 }
 
-// pointerText is what a vision tool did.
-func pointerText(f localapi.ActResult) (string, bool) {
-	switch f.Action {
-	case "mouse_move":
-		return "moved the mouse", true
-	case "mouse_click":
-		return "clicked", true
-	case "mouse_drag":
-		return "dragged", true
-	case "mouse_down":
-		return "pressed the button", true
-	case "mouse_up":
-		return "released the button", true
-	case "mouse_wheel":
-		return "turned the wheel", true
-	case "resize":
-		if f.Viewport != nil {
-			return fmt.Sprintf("the viewport is %dx%d", f.Viewport.Width, f.Viewport.Height), true
-		}
-	case "emulate_media":
-		if len(f.Media) == 0 {
-			return "no media overrides", true
-		}
-		var parts []string
-		for _, k := range slices.Sorted(func(yield func(string) bool) {
-			for k := range f.Media {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
-			parts = append(parts, k+": "+f.Media[k])
-		}
-		return "media overrides: " + strings.Join(parts, ", "), true
-	}
-	return "", false
-}
-
 // ---------------------------------------------------------------- find
 
 // Bounds of browser_find.

@@ -161,35 +161,35 @@ type ProbeIn struct {
 
 // The page actions.
 var (
-	Click = declare[ClickIn, ActResult](Meta{Name: "click", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText, Probe: true,
+	Click = declare[ClickIn, ActResult](Meta{Name: "click", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: said("clicked"), Reveals: RevealsPageText, Probe: true,
 		MCP: []Tool{{Name: "browser_click", Desc: "Click with real mouse input, checked to hit the element; a missing, hidden, disabled, covered or ambiguous one is refused."}},
 		CLI: &Verb{Name: "click", Use: "click PAGE TARGET", Short: "Click an element (scrolled into view, hit-tested, real mouse events)", Target: RequiredTarget}})
-	Hover = declare[HoverIn, ActResult](Meta{Name: "hover", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText, Probe: true,
+	Hover = declare[HoverIn, ActResult](Meta{Name: "hover", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: said("hovered over"), Reveals: RevealsPageText, Probe: true,
 		MCP: []Tool{{Name: "browser_hover", Desc: "Move the mouse over an element (menus, tooltips)."}},
 		CLI: &Verb{Name: "hover", Use: "hover PAGE TARGET", Short: "Move the mouse over an element", Target: RequiredTarget}})
-	Type = declare[TypeIn, ActResult](Meta{Name: "type", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText, Probe: true,
+	Type = declare[TypeIn, ActResult](Meta{Name: "type", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: saysEntered, Reveals: RevealsPageText, Probe: true,
 		MCP: []Tool{{Name: "browser_type", Desc: "Type as real input, replacing the value unless clear is false; submit presses Enter. Never echoes the text."}},
 		CLI: &Verb{Name: "type", Use: "type PAGE TARGET --value TEXT [--slowly]", Short: "Type into a field with real input; reports requested vs delivered characters", Target: RequiredTarget}})
-	Fill = declare[FillIn, ActResult](Meta{Name: "fill", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText, Probe: true,
+	Fill = declare[FillIn, ActResult](Meta{Name: "fill", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: saysEntered, Reveals: RevealsPageText, Probe: true,
 		MCP: []Tool{{Name: "browser_fill_form", Desc: "Fill fields in order; stops at the first failure and says which."}},
 		CLI: &Verb{Name: "fill", Use: "fill PAGE TARGET --value TEXT [--slowly]", Short: "Clear a field, then type into it (--value '' only clears it)", Target: RequiredTarget}})
-	Press = declare[PressIn, ActResult](Meta{Name: "press", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText, Probe: true,
+	Press = declare[PressIn, ActResult](Meta{Name: "press", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: said("pressed the key"), Reveals: RevealsPageText, Probe: true,
 		MCP: []Tool{{Name: "browser_press_key", Desc: "Press a key or chord in the focused element, or in the named one."}},
 		CLI: &Verb{Name: "press", Use: "press PAGE --key KEYS [TARGET]", Short: "Send real key events (Enter, ArrowDown, Control+a …)", Target: OptionalTarget}})
-	Select = declare[SelectIn, ActResult](Meta{Name: "select", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText, Probe: true,
+	Select = declare[SelectIn, ActResult](Meta{Name: "select", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: saysSelected, Reveals: RevealsPageText, Probe: true,
 		MCP: []Tool{{Name: "browser_select_option", Desc: "Select options of a <select> by value or label."}},
 		CLI: &Verb{Name: "select", Use: "select PAGE TARGET --value VALUE…", Short: "Select options of a <select> by value or visible label", Target: RequiredTarget}})
-	Check = declare[CheckIn, ActResult](Meta{Name: "check", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText, Probe: true,
+	Check = declare[CheckIn, ActResult](Meta{Name: "check", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: saysChecked, Reveals: RevealsPageText, Probe: true,
 		CLI: &Verb{Name: "check", Use: "check PAGE TARGET", Short: "Check a checkbox or radio (read back)", Target: RequiredTarget}})
-	Uncheck = declare[UncheckIn, ActResult](Meta{Name: "uncheck", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText, Probe: true,
+	Uncheck = declare[UncheckIn, ActResult](Meta{Name: "uncheck", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: saysChecked, Reveals: RevealsPageText, Probe: true,
 		CLI: &Verb{Name: "uncheck", Use: "uncheck PAGE TARGET", Short: "Uncheck a checkbox (read back)", Target: RequiredTarget}})
-	Scroll = declare[ScrollIn, ActResult](Meta{Name: "scroll", Scope: Read, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText,
+	Scroll = declare[ScrollIn, ActResult](Meta{Name: "scroll", Scope: Read, Effect: true, Bound: CallBound, Audit: AuditActed, Says: saidPlain("scrolled"), Reveals: RevealsPageText,
 		MCP: []Tool{{Name: "browser_scroll", Desc: "Scroll ref into view, to top/bottom, or by dy px; says atBottom."}},
 		CLI: &Verb{Name: "scroll", Use: "scroll PAGE [TARGET] [--to top|bottom] [--dy PIXELS]", Short: "Scroll to an element, the top, the bottom or by pixels; reports atBottom", Target: OptionalTarget}})
-	Upload = declare[UploadIn, ActResult](Meta{Name: "upload", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText,
+	Upload = declare[UploadIn, ActResult](Meta{Name: "upload", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: saysUploaded, Reveals: RevealsPageText,
 		MCP: []Tool{{Name: "browser_file_upload", Desc: "Set files on a file input (target; default the page's one file input), from the owner's upload directory only."}},
 		CLI: &Verb{Name: "upload", Use: "upload PAGE TARGET --file NAME…", Short: "Upload files from the owner-named upload directory only", Target: RequiredTarget}})
-	PointerInput = declare[PointerIn, ActResult](Meta{Name: "pointer", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText,
+	PointerInput = declare[PointerIn, ActResult](Meta{Name: "pointer", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: saysPointer, Reveals: RevealsPageText,
 		MCP: []Tool{
 			{Name: "browser_mouse_move_xy", Group: CapVision, Desc: "Move the mouse to x,y in the viewport; over a denied frame it is refused."},
 			{Name: "browser_mouse_click_xy", Group: CapVision, Desc: "Click at x,y in the viewport; over a denied frame it is refused."},
@@ -198,9 +198,9 @@ var (
 			{Name: "browser_mouse_up", Group: CapVision, Desc: "Release a mouse button where the mouse is (after a down)."},
 			{Name: "browser_mouse_wheel", Group: CapVision, Desc: "Turn the mouse wheel where the mouse is, by deltaX, deltaY pixels."},
 		}})
-	Resize = declare[ResizeIn, ActResult](Meta{Name: "resize", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText,
+	Resize = declare[ResizeIn, ActResult](Meta{Name: "resize", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: saysResized, Reveals: RevealsPageText,
 		MCP: []Tool{{Name: "browser_resize", Desc: "Resize the page's viewport to width x height CSS pixels."}}})
-	EmulateMedia = declare[EmulateMediaIn, ActResult](Meta{Name: "emulate_media", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText,
+	EmulateMedia = declare[EmulateMediaIn, ActResult](Meta{Name: "emulate_media", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Says: saysMedia, Reveals: RevealsPageText,
 		MCP: []Tool{{Name: "browser_emulate_media", Desc: "Emulate CSS media (dark mode, print): omitted ones stay, null clears one."}}})
 	Probe = declare[ProbeIn, ProbeResult](Meta{Name: "probe", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText,
 		MCP: []Tool{{Name: "browser_probe", Group: CapDevtools, Desc: "Act once on ref and report what changed."}},

@@ -212,6 +212,9 @@ type Meta struct {
 	CLI *Verb
 	// Probe: the probe may perform it (ProbeIn.Action names it).
 	Probe bool
+	// Says is what a page action did, in one line of its result text
+	// (Meta.Said); every page action says it.
+	Says func(ActionResult) string
 }
 
 // Op is one operation: In is its input, Out its result.

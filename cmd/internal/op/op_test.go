@@ -36,6 +36,9 @@ func TestTable(t *testing.T) {
 				t.Error("an input that may carry secrets belongs to an effect of browser:control")
 			}
 			checkAdmission(t, d)
+			if _, acts := d.NewOutput().(*ActResult); acts && m.Says == nil {
+				t.Error("a page action that does not say what it did (Says)")
+			}
 			_, keyed := d.NewInput().(Keyer)
 			switch {
 			case m.Effect && !keyed:
