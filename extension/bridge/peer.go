@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -24,7 +25,9 @@ type peer struct {
 	owner *fsm.Owner[PeerState, PeerTrigger, struct{}]
 	seq   uint64 // its place in accept order (guarded by s.mu)
 
-	wmu sync.Mutex // serializes frame writes
+	// wsem holds one token while a frame is written: frames never
+	// interleave, and a caller waiting for its turn leaves when its ctx ends.
+	wsem chan struct{}
 
 	mu      sync.Mutex // mu guards the fields that follow
 	pending map[int64]deliverFunc
@@ -41,7 +44,7 @@ type peer struct {
 type deliverFunc func(*wire.Message, error) error
 
 func newPeer(s *Server, conn net.Conn) *peer {
-	p := &peer{s: s, conn: conn, pending: map[int64]deliverFunc{}, done: make(chan struct{})}
+	p := &peer{s: s, conn: conn, pending: map[int64]deliverFunc{}, done: make(chan struct{}), wsem: make(chan struct{}, 1)}
 	p.owner = fsm.NewOwner(PeerSpec, fsm.Effects[PeerState, PeerTrigger]{
 		EffectSendReady:      p.sendReady,
 		EffectInvalidatePeer: p.invalidate,
@@ -50,8 +53,8 @@ func newPeer(s *Server, conn net.Conn) *peer {
 }
 
 // sendReady is send_ready: the native host hears it was authenticated.
-func (p *peer) sendReady(context.Context, fsm.Step[PeerState, PeerTrigger]) (PeerTrigger, error) {
-	if err := p.write(&wire.Message{T: wire.KindReady, V: wire.Version}); err != nil {
+func (p *peer) sendReady(ctx context.Context, _ fsm.Step[PeerState, PeerTrigger]) (PeerTrigger, error) {
+	if err := p.write(ctx, &wire.Message{T: wire.KindReady, V: wire.Version}); err != nil {
 		return "", err
 	}
 	p.s.logf("bridge: a native host authenticated")
@@ -168,31 +171,82 @@ func (p *peer) awaiting() bool {
 	return len(p.pending) > 0
 }
 
-// write sends one message as a frame; a failed write closes the peer.
-func (p *peer) write(m *wire.Message) error {
+// write sends one message as a frame, within writeTimeout and ctx: a
+// caller whose ctx ends while it waits for its turn, or while its frame is
+// blocked in the socket (a reader that does not read), is released at once.
+// A frame of which nothing went leaves the stream in step and the peer
+// serving; one cut partway closes the peer, so no later frame follows a
+// half-sent one.
+func (p *peer) write(ctx context.Context, m *wire.Message) error {
 	body, err := wire.Encode(m)
 	if err != nil {
 		return err // above its limit: nothing sent, the peer stays
 	}
-	p.wmu.Lock()
-	defer p.wmu.Unlock()
-	p.conn.SetWriteDeadline(time.Now().Add(writeTimeout))
-	if err := wire.WriteFrame(p.conn, binary.LittleEndian, body, wire.Limit(m.T)); err != nil {
-		// Part of a frame may have gone: the stream is out of step. The
-		// reader fails on the closed connection and closes the peer.
-		p.conn.Close()
-		return fmt.Errorf("%w: %w", errPeerClosed, err)
+	frame, err := wire.AppendFrame(make([]byte, 0, wire.HeaderSize+len(body)), binary.LittleEndian, body, wire.Limit(m.T))
+	if err != nil {
+		return err
 	}
-	return nil
+	select {
+	case p.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("bridge: write: %w", context.Cause(ctx))
+	case <-p.done:
+		return errPeerClosed
+	}
+	defer func() { <-p.wsem }()
+	deadline := time.Now().Add(writeTimeout)
+	d, byCtx := ctx.Deadline()
+	if byCtx = byCtx && d.Before(deadline); byCtx {
+		deadline = d
+	}
+	p.conn.SetWriteDeadline(deadline)
+	// A cancel cuts the blocked Write by moving its deadline to the past;
+	// the next writer sets its own only after this one has run.
+	moved := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		defer close(moved)
+		p.conn.SetWriteDeadline(time.Unix(1, 0))
+	})
+	n, err := p.conn.Write(frame)
+	if !stop() {
+		<-moved
+	}
+	if err == nil {
+		return nil
+	}
+	cut := ctx.Err() != nil || (byCtx && errors.Is(err, os.ErrDeadlineExceeded))
+	if cut && n == 0 {
+		return fmt.Errorf("bridge: write: %w", ctxErr(ctx)) // nothing went: the stream is in step
+	}
+	// Part of a frame may have gone: the stream is out of step. The reader
+	// fails on the closed connection and closes the peer.
+	p.conn.Close()
+	if cut {
+		return fmt.Errorf("%w: %w", errPeerClosed, ctxErr(ctx))
+	}
+	return fmt.Errorf("%w: %w", errPeerClosed, err)
+}
+
+// ctxErr is why ctx ended; a deadline the socket reached a moment before
+// ctx's own timer fired is ctx's deadline.
+func ctxErr(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return context.DeadlineExceeded
+	}
+	return context.Cause(ctx)
 }
 
 // send writes a message that needs no answer, ignoring a closed peer.
-func (p *peer) send(m *wire.Message) { _ = p.write(m) }
+func (p *peer) send(m *wire.Message) {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	_ = p.write(ctx, m)
+}
 
 // start registers deliver for a new command id and sends m with it. A
 // peer with wire.MaxQueuedCommands commands in flight is exhausted: it is
 // closed (its leases with it) and start fails.
-func (p *peer) start(m *wire.Message, deliver deliverFunc) error {
+func (p *peer) start(ctx context.Context, m *wire.Message, deliver deliverFunc) error {
 	p.mu.Lock()
 	if p.reason != "" {
 		p.mu.Unlock()
@@ -207,7 +261,7 @@ func (p *peer) start(m *wire.Message, deliver deliverFunc) error {
 	m.ID = p.nextID
 	p.pending[m.ID] = deliver
 	p.mu.Unlock()
-	if err := p.write(m); err != nil {
+	if err := p.write(ctx, m); err != nil {
 		p.mu.Lock()
 		delete(p.pending, m.ID)
 		p.mu.Unlock()
@@ -219,7 +273,7 @@ func (p *peer) start(m *wire.Message, deliver deliverFunc) error {
 // call sends a control and waits for its answer, ctx or the peer's end.
 func (p *peer) call(ctx context.Context, m *wire.Message) (*wire.Message, error) {
 	ch := make(chan callResult, 1)
-	if err := p.start(m, func(res *wire.Message, err error) error { ch <- callResult{res, err}; return nil }); err != nil {
+	if err := p.start(ctx, m, func(res *wire.Message, err error) error { ch <- callResult{res, err}; return nil }); err != nil {
 		return nil, err
 	}
 	select {

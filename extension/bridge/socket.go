@@ -392,7 +392,7 @@ func (s *Socket) WriteMessage(ctx context.Context, msg []byte) error {
 		params = nil
 	}
 	cdpID := c.ID
-	err := s.peer.start(&wire.Message{T: wire.KindCommand, Ch: rt.ch, Method: c.Method, Params: params}, func(res *wire.Message, err error) error {
+	err := s.peer.start(ctx, &wire.Message{T: wire.KindCommand, Ch: rt.ch, Method: c.Method, Params: params}, func(res *wire.Message, err error) error {
 		if err != nil {
 			return nil // the peer closed: its routes end, and the Conn with them
 		}
