@@ -438,6 +438,11 @@ type TypeOptions struct {
 	// they do a person's typing. A newline is the Enter key, a tab the Tab
 	// key. At most MaxSlowlyChars characters.
 	Slowly bool
+	// Expand, when set, gives the text to type for the URL of the document
+	// the field is in, read after the field is found and just before
+	// anything is typed (secrets bound to origins); its error refuses the
+	// action with nothing typed.
+	Expand func(docURL string) (string, error)
 }
 
 // TypeText types text into the target as o says and reads the field back:
@@ -462,6 +467,15 @@ func (p *Page) TypeText(ctx context.Context, t Target, text string, o TypeOption
 	w, res, err := p.prepare(ctx, t, prepareArgs{Kind: "type", Clear: o.Clear, Empty: o.Clear && text == ""})
 	if err != nil {
 		return nil, err
+	}
+	if o.Expand != nil {
+		if text, err = p.expandFor(ctx, w, o.Expand); err != nil {
+			return nil, err
+		}
+		n = utf8.RuneCountInString(text)
+		if o.Slowly && n > MaxSlowlyChars {
+			return nil, fsm.Refusef(fsm.LimitExceeded, "at most %d characters typed slowly per call", MaxSlowlyChars)
+		}
 	}
 	out := &ActionResult{Action: name, Role: res.Role, Tag: res.Tag, Rebound: res.Rebound, Requested: n}
 	mark = p.withNav(mark, w, res)
@@ -529,6 +543,20 @@ func (p *Page) TypeText(ctx context.Context, t Target, text string, o TypeOption
 		return out, r
 	}
 	return out, nil
+}
+
+// expandFor is expand of the URL of w's document, read from the frame
+// tree now: a document replaced since w was found is refused as stale.
+func (p *Page) expandFor(ctx context.Context, w *world, expand func(string) (string, error)) (string, error) {
+	idx, err := p.frames(ctx, w.sess != p.sess)
+	if err != nil {
+		return "", p.readErr(ctx, err)
+	}
+	n, ok := idx[w.frame]
+	if !ok || (w.load != "" && n.loader != w.load) {
+		return "", fsm.Refuse(fsm.BindingStale, "the field's document was replaced before anything was typed")
+	}
+	return expand(n.url)
 }
 
 // Select chooses options of a <select> by value or visible label and

@@ -161,6 +161,20 @@ var goPrefix = regexp.MustCompile(`\b(runner|platform|cdp|surface|localapi|conse
 // Plain is msg without Go package prefixes.
 func Plain(msg string) string { return goPrefix.ReplaceAllString(msg, "") }
 
+// redacted is fn whose answers and errors pass routes.Redact.
+func redacted[Req, Resp any](routes *Routes, fn func(ctx context.Context, req Req) (Resp, error)) func(ctx context.Context, req Req) (Resp, error) {
+	return func(ctx context.Context, req Req) (Resp, error) {
+		resp, err := fn(ctx, req)
+		if routes.Redact == nil {
+			return resp, err
+		}
+		if v, ok := routes.Redact.Value(resp).(Resp); ok {
+			resp = v
+		}
+		return resp, routes.Redact.Err(err)
+	}
+}
+
 // Serve registers fn as the handler of rt on routes. A second registration
 // of the same route panics.
 func Serve[Req, Resp any](routes *Routes, rt Route[Req, Resp], fn func(ctx context.Context, req Req) (Resp, error)) {
@@ -171,6 +185,7 @@ func Serve[Req, Resp any](routes *Routes, rt Route[Req, Resp], fn func(ctx conte
 	if _, dup := routes.m[rt.Name]; dup {
 		panic("localapi: duplicate route " + rt.Name)
 	}
+	fn = redacted(routes, fn)
 	routes.m[rt.Name] = func(ctx context.Context, raw json.RawMessage) (any, error) {
 		var req Req
 		if len(raw) > 0 {

@@ -55,8 +55,20 @@ type Handler func(ctx context.Context, raw json.RawMessage) (any, error)
 
 // Routes is the route table. A duplicate registration panics.
 type Routes struct {
+	// Redact, when set, rewrites every answer and error of every route
+	// before any client sees it, in process or over the socket: the
+	// Runner's one redaction of secret values (package secret).
+	Redact Redactor
+
 	m     map[string]Handler
 	typed map[string]any // name -> func(context.Context, Req) (Resp, error)
+}
+
+// Redactor rewrites answers and errors; Value returns a value of the type
+// it was given.
+type Redactor interface {
+	Value(v any) any
+	Err(err error) error
 }
 
 // decodeStrict decodes a request, refusing fields the request type does

@@ -46,6 +46,7 @@ type cmdOptions struct {
 	allowEvaluate bool
 	uploadDir     string
 	caps          string
+	secrets       []string
 }
 
 // NewCmdMCP is `webcodex mcp`: the MCP server over stdio. It lives here,
@@ -71,6 +72,9 @@ Safety flags (the owner's decisions; no tool argument changes them):
   --allow-attach  let it attach to your own browser (each attach still needs your approval)
   --allow-evaluate  JavaScript evaluation and raw page CDP on attached browsers
   --upload-dir    the one directory files may be uploaded from (unset: uploads refused)
+  --secret NAME=env:VAR@ORIGIN  a value the agent types as {{secret.NAME}} without
+                  reading it, only into pages of ORIGIN (or NAME=file:PATH@ORIGIN, a
+                  file only you can read); outputs show the placeholder, never the value
 
 --caps turns on tool groups an agent rarely needs (listed only when on, as in
 Playwright MCP): vision (coordinate mouse tools), pdf (save the page as PDF),
@@ -86,6 +90,7 @@ devtools (raw CDP, probing), or all.`,
 	fl.BoolVar(&o.allowEvaluate, "allow-evaluate", false, "allow JavaScript evaluation and raw page CDP on attached browsers")
 	fl.StringVar(&o.uploadDir, "upload-dir", os.Getenv("WEBCODEX_UPLOAD_DIR"), "the one directory files may be uploaded from (unset: uploads refused)")
 	fl.StringVar(&o.caps, "caps", "", "comma-separated tool groups to list: vision, pdf, devtools, or all")
+	fl.StringArrayVar(&o.secrets, "secret", nil, "NAME=env:VAR@ORIGIN[,ORIGIN] or NAME=file:PATH@ORIGIN: typed as {{secret.NAME}}, never shown (repeatable)")
 	cmd.AddCommand(newCmdApprove(f))
 	return cmd
 }
@@ -111,6 +116,10 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 	if err := cmdutil.CheckAllow(o.allow); err != nil {
 		return &cmdutil.UsageError{Err: err} // before anything starts
 	}
+	secrets, err := parseSecrets(o)
+	if err != nil {
+		return err
+	}
 	logger := log.New(f.IO.Err, "webcodex mcp: ", log.LstdFlags)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -120,7 +129,7 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 	}
 	opts := Options{
 		Scopes: scopes, Caps: caps, Allow: o.allow, AllowAttach: o.allowAttach, AllowEvaluate: o.allowEvaluate,
-		Uploads: o.uploadDir != "", Session: newSession(), Version: cmdutil.Version, Logf: logger.Printf,
+		Uploads: o.uploadDir != "", Secrets: secrets.Names(), Session: newSession(), Version: cmdutil.Version, Logf: logger.Printf,
 	}
 	opts.OutputDir = filepath.Join(dir, "output", opts.Session)
 	// ends are the steps of the session's end, which its machine runs
@@ -150,7 +159,7 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 			}
 		})
 	} else {
-		r, err := runner.New(runner.Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, LogWhere: runner.LogWhere(dir, f.IO.Err, "webcodex mcp"), UploadDir: o.uploadDir})
+		r, err := runner.New(runner.Options{StateDir: dir, Version: cmdutil.Version, Logf: logger.Printf, LogWhere: runner.LogWhere(dir, f.IO.Err, "webcodex mcp"), UploadDir: o.uploadDir, Secrets: secrets})
 		if err != nil {
 			return err
 		}

@@ -70,6 +70,9 @@ type Options struct {
 	AllowEvaluate bool
 	// Uploads reports whether an upload directory is configured.
 	Uploads bool
+	// Secrets are the names of the owner's secrets (never their values):
+	// the agent types one as {{secret.NAME}}.
+	Secrets []string
 	// OutputDir is this session's own directory for files a tool writes
 	// (filename arguments); "" refuses them.
 	OutputDir string
@@ -131,7 +134,7 @@ func opTool[In any](s *Server, m *op.Meta, name string, tweak func(*jsonschema.S
 	if _, keyed := any(*new(In)).(interface{ effectKey() string }); keyed && !m.Effect {
 		panic("mcp: " + name + " takes an idempotency key, but " + m.Name + " is no effect: the key would be dropped")
 	}
-	spec := toolSpec{name: t.Name, desc: t.Desc, group: t.Group, anyOf: []Scope{m.Scope}, readOnly: !m.Effect}
+	spec := toolSpec{name: t.Name, desc: t.Desc + s.secretsNote(m), group: t.Group, anyOf: []Scope{m.Scope}, readOnly: !m.Effect}
 	addTool(s, spec, tweak, func(ctx context.Context, c *toolCall, in In) (any, error) {
 		if k, ok := any(in).(interface{ effectKey() string }); ok && k.effectKey() != "" {
 			ctx = context.WithValue(ctx, effectKeyCtx{}, k.effectKey())

@@ -319,6 +319,7 @@ func (s *Server) serverFacts(c *toolCall) map[string]any {
 		"attach_allowed":       s.opts.AllowAttach && s.opts.Scopes[ScopeControl],
 		"evaluate_on_attached": s.opts.AllowEvaluate,
 		"uploads":              s.opts.Uploads,
+		"secrets":              secretNames(s.opts.Secrets),
 		"output_dir":           s.opts.OutputDir,
 		"origins":              origins,
 		"host_approval":        s.canAskHost(c.req),

@@ -208,6 +208,7 @@ func (r *Runner) appendAudit(rec auditRecord) {
 	if err != nil {
 		return
 	}
+	line = []byte(r.opts.Secrets.Redact(string(line))) // JSON forms included
 	r.auditMu.Lock()
 	defer r.auditMu.Unlock()
 	f, err := os.OpenFile(filepath.Join(r.opts.StateDir, "audit.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

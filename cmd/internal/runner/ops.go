@@ -54,14 +54,14 @@ func (r *Runner) serveOps(rt *localapi.Routes) {
 		if err != nil {
 			return nil, err
 		}
-		return p.surf.TypeText(ctx, t, in.Text, surface.TypeOptions{Slowly: in.Slowly})
+		return p.surf.TypeText(ctx, t, in.Text, s.r.typing(in.Text, surface.TypeOptions{Slowly: in.Slowly}))
 	})
 	serveAction(s, op.Fill, func(ctx context.Context, p *Page, in op.FillIn) (*surface.ActionResult, error) {
 		t, err := need(op.Fill.Name, in.Target)
 		if err != nil {
 			return nil, err
 		}
-		return p.surf.TypeText(ctx, t, in.Text, surface.TypeOptions{Clear: true, Slowly: in.Slowly})
+		return p.surf.TypeText(ctx, t, in.Text, s.r.typing(in.Text, surface.TypeOptions{Clear: true, Slowly: in.Slowly}))
 	})
 	serveAction(s, op.Press, func(ctx context.Context, p *Page, in op.PressIn) (*surface.ActionResult, error) {
 		return p.surf.Press(ctx, surfaceTarget(in.Target), in.Keys)
@@ -187,6 +187,9 @@ func servePageOp[In op.Input, Out any](s *opServer, o *op.Op[In, Out], h func(ct
 			}
 		}
 		p, acted, err := r.readablePageAt(ctx, ids.Page) // acted: the origin acted on, before the operation may navigate
+		if err == nil {
+			err = r.checkTyped(&in, acted) // secrets: only for an origin they are bound to
+		}
 		if err != nil {
 			r.auditOp(ctx, &o.Meta, in, ids.Page, nil, "", err) // a refused effect is recorded too
 			if entry != nil {

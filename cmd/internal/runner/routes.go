@@ -11,7 +11,7 @@ import (
 // name a browser or page are admitted first (bounded); the rest check what
 // they need inside.
 func (r *Runner) Routes() *localapi.Routes {
-	rt := &localapi.Routes{}
+	rt := &localapi.Routes{Redact: r.redactor()}
 	localapi.Serve(rt, localapi.Ping, func(context.Context, struct{}) (localapi.PingResult, error) {
 		sb := sandboxInfo()
 		return localapi.PingResult{OK: true, Version: cmdutil.Version, Env: r.env, Sandbox: &sb}, nil
@@ -52,7 +52,7 @@ func (r *Runner) Routes() *localapi.Routes {
 // needs, with approve checked for a person at a terminal exactly as on the
 // daemon's socket. Browsers are never driven through it.
 func (r *Runner) ApprovalRoutes() *localapi.Routes {
-	rt := &localapi.Routes{}
+	rt := &localapi.Routes{Redact: r.redactor()}
 	localapi.Serve(rt, localapi.Ping, func(context.Context, struct{}) (localapi.PingResult, error) {
 		return localapi.PingResult{OK: true, Version: cmdutil.Version, Env: r.env}, nil
 	})

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/secret"
 	"github.com/webcodex/webcodex/consent"
 	"github.com/webcodex/webcodex/extension/bridge"
 	"github.com/webcodex/webcodex/fsm"
@@ -40,6 +41,10 @@ type Options struct {
 	Chrome string
 	// UploadDir is the one directory uploads may come from; empty refuses.
 	UploadDir string
+	// Secrets are the values an agent may have typed by placeholder, each
+	// only into its bound origins; every answer, error, audit record and
+	// log line of the Runner passes their redaction. Nil: none.
+	Secrets *secret.Set
 	// Stop asks the process serving this Runner to stop (the "stop" route).
 	Stop func()
 	// StartTimeout bounds an owned browser's start-up; zero means
@@ -168,7 +173,7 @@ func (r *Runner) serving() bool { return r.life.State() == lifetime.RunnerServin
 
 func (r *Runner) logf(format string, args ...any) {
 	if r.opts.Logf != nil {
-		r.opts.Logf(format, args...)
+		r.opts.Logf("%s", r.opts.Secrets.Redact(fmt.Sprintf(format, args...)))
 	}
 }
 
