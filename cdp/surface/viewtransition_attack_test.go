@@ -187,6 +187,7 @@ func TestScreenshotWaitsOutShortViewTransition(t *testing.T) {
 	must(p.Navigate(ctx, s.a+"/vt?d=1&kind=doc"))(t)
 	framesLoaded(t, p)
 	must(p.Evaluate(ctx, "vt()"))(t)
+	waitText(t, p, "VT-ON") // its one second starts at its first frame, late on a loaded machine
 	data := must(p.Screenshot(ctx, ScreenshotOptions{}))(t)
 	secret, _ := countRGB(t, data, secretRGB, 40)
 	allowed, _ := countRGB(t, data, allowedRGB, 30)
@@ -291,6 +292,12 @@ func TestPDFRefusesHeldViewTransition(t *testing.T) {
 		_, err := p.PDF(ctx)
 		wantCode(t, err, fsm.OriginDenied) // the denied frames are there
 		must(p.Evaluate(ctx, "vt()"))(t)
+		if !c.held {
+			// The transition's clock starts at its first frame, which a
+			// loaded machine renders late; its denied frames are removed
+			// by then too (a frame removed while printing voids the PDF).
+			waitText(t, p, "VT-ON")
+		}
 		data, err := p.PDF(ctx)
 		if c.held {
 			wantCode(t, err, fsm.OriginDenied)
