@@ -69,7 +69,7 @@ var codeDocs = map[Code][2]string{
 	RouteUnavailable:      {"This route is not available in this build or on this platform.", "Use another mode (launch, attach); see `webcodex status` capabilities."},
 	ReconnectExhausted:    {"The reconnect budget (3 attempts, one deadline) is spent.", "Check the browser is running, then attach or launch again."},
 	InputIncomplete:       {"Fewer characters reached the field than were requested.", "Read the field back, then type the remainder."},
-	RequiresSetup:         {"Something must be installed or configured first.", "Follow the detail, e.g. install Chromium."},
+	RequiresSetup:         {"Something must be installed or configured first.", "Do the step the detail names, then retry."},
 	ElementNotFound:       {"No element matches the target.", "Take a snapshot and choose a target that exists."},
 	ElementHidden:         {"Elements match, but none is visible.", "Wait for it to become visible, or scroll or open its container."},
 	ElementDisabled:       {"The element is disabled.", "Wait for it to be enabled (`wait --enabled`)."},

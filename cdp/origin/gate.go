@@ -190,7 +190,7 @@ func (e entry) covers(scheme, host string, ip bool, port int) bool {
 func (g *Gate) Check(rawURL string) error {
 	u, err := parse(rawURL)
 	if err != nil {
-		return fsm.Refuse(fsm.OriginDenied, "the URL does not parse as a URL").WithCause(err) // err never quotes the URL
+		return neverAllowed("the URL does not parse as a URL", "check the URL: only http and https URLs can be opened").WithCause(err) // err never quotes the URL
 	}
 	switch scheme := u.Scheme(); scheme {
 	case "http", "https", "ws", "wss":
@@ -198,20 +198,32 @@ func (g *Gate) Check(rawURL string) error {
 	case "blob":
 		inner, ok := blobInner(u)
 		if !ok {
-			return fsm.Refuse(fsm.OriginDenied, "a blob: URL without an http or https origin is never authorized")
+			return neverAllowed("a blob: URL without an http or https origin is never authorized", schemeNext)
 		}
 		return g.checkWeb(inner)
 	case "about":
 		if !isAboutBlank(u) {
-			return fsm.Refuse(fsm.OriginDenied, "about: URLs other than about:blank are never authorized")
+			return neverAllowed("about: URLs other than about:blank are never authorized", schemeNext)
 		}
 		if g.nothing {
 			return fsm.Refuse(fsm.OriginDenied, "about:blank is not authorized for this browser; the owner can authorize origins with --allow ORIGIN")
 		}
 		return nil
 	default:
-		return fsm.Refusef(fsm.OriginDenied, "%s: URLs are never authorized (only http and https, and ws or wss when an entry names them)", scheme)
+		return neverAllowed(scheme+": URLs are never authorized (only http and https, and ws or wss when an entry names them)", schemeNext)
 	}
+}
+
+// schemeNext is the next step after a URL no allowlist entry can admit: the
+// code's own ("the owner can add the origin") does not fit it.
+const schemeNext = "use an http or https URL (a local file: serve its directory on 127.0.0.1 and open that); no allowlist entry admits this scheme"
+
+// neverAllowed is an origin_denied refusal that no --allow entry lifts,
+// with the next step that fits it.
+func neverAllowed(detail, next string) *fsm.Refusal {
+	r := fsm.Refuse(fsm.OriginDenied, detail)
+	r.Next = next
+	return r
 }
 
 // OpenWeb reports whether the gate authorizes the whole open web (an owned

@@ -422,6 +422,19 @@ func TestRefusalDetails(t *testing.T) {
 			t.Errorf("Check(%q): refusal has no next step", u)
 		}
 	}
+	// A next step fits its cause: an origin the owner can allow says so; a
+	// URL no entry admits (file:, about:, an opaque blob:, one that does not
+	// parse) says what works instead, never "add the origin".
+	for u, allowable := range map[string]bool{"https://evil.com/": true, "file:///etc/passwd": false, "about:srcdoc": false, "blob:null/x": false, "http://[": false, "chrome://settings": false} {
+		r, _ := fsm.AsRefusal(g.Check(u))
+		if r == nil {
+			t.Errorf("Check(%q) admitted it", u)
+			continue
+		}
+		if says := strings.Contains(r.Next, "--allow") || strings.Contains(r.Next, "add the origin"); says != allowable {
+			t.Errorf("Check(%q): next %q; want one that says the owner can allow it: %v", u, r.Next, allowable)
+		}
+	}
 	g0, _ := New(Attached, nil)
 	if err := g0.Check("about:blank"); err == nil || !strings.Contains(err.Error(), "--allow ORIGIN") {
 		t.Errorf("about:blank refusal = %v", err)

@@ -230,6 +230,15 @@ func TestInstallRefusals(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+
+	// A missing native host is its own setup step: its next step says to
+	// do it, not to install Chromium.
+	missing := opts
+	missing.HostPath = filepath.Join(t.TempDir(), "webcodex-bridge-host")
+	_, err := Install(missing)
+	if r, ok := fsm.AsRefusal(err); !ok || r.Code != fsm.RequiresSetup || !strings.Contains(r.Detail, "webcodex-bridge-host") || strings.Contains(strings.ToLower(r.Next), "chromium") {
+		t.Errorf("missing host: %v (next %q): want requires_setup naming the host, its next not about Chromium", err, r.Next)
+	}
 }
 
 func TestInstallIntoAProfile(t *testing.T) {
