@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
 // Bounds on the CLI's waits: each command's request has one deadline.
@@ -76,8 +77,8 @@ type NotRunning struct {
 // with none running it says so and exits 0.
 func NewCmdStatus(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "status",
-		Short: "Show the Runner, its browsers and their pages (never starts a Runner)",
+		Use:   op.Status.CLI.Use,
+		Short: op.Status.CLI.Short,
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
 			ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)

@@ -12,7 +12,7 @@ import (
 // (package op): the Runner's routes still declared in localapi, and the
 // verbs that are the CLI's own. A verb in neither is refused.
 var legacyVerbs = []string{
-	"version", "launch", "status", "pages", "open", "goto", "read", "screenshot", "eval", "close", "stop", "demo",
+	"version", "launch", "pages", "open", "goto", "read", "screenshot", "eval", "close", "stop", "demo",
 	"attach", "approve", "reconnect", "snapshot", "wait", "close-page", "dialog",
 	"back", "forward", "reload", "tabs", "downloads", "handover", "activate", "serve",
 	"help", "completion",

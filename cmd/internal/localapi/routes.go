@@ -48,15 +48,13 @@ func Declared() []string {
 
 // Of is the route of an operation of the table: its name and whether it is
 // an effect come from the declaration.
-func Of[In op.Input, Out any](o *op.Op[In, Out]) Route[In, Out] {
-	return Route[In, Out]{Name: o.Name, Effect: o.Effect}
+func Of[In, Out any](o *op.Op[In, Out]) Route[In, Out] {
+	return Route[In, Out]{Name: o.Name, Effect: o.Acts()}
 }
 
 // The routes not yet in the operation table (package op). Adding one here
 // adds its Runner method and one Serve line in the Runner's route table.
 var (
-	Ping            = readRoute[struct{}, PingResult]("ping")
-	GetStatus       = readRoute[struct{}, Status]("status")
 	Launch          = effectRoute[LaunchRequest, BrowserInfo]("launch")
 	Pages           = readRoute[BrowserRequest, []PageInfo]("pages")
 	Open            = effectRoute[OpenRequest, PageInfo]("open")
@@ -81,6 +79,13 @@ var (
 	EndSession      = effectRoute[struct{}, EndSessionResult]("end_session")
 	Adopt           = effectRoute[BrowserRequest, BrowserInfo]("adopt")
 	Stop            = effectRoute[struct{}, StopResult]("stop")
+)
+
+// The routes of the table's operations under the names their callers know
+// them by; each is derived from its declaration (Of).
+var (
+	Ping      = Of(op.Ping)
+	GetStatus = Of(op.Status)
 )
 
 // Invoker reaches a Runner's routes: a [*Client] over its socket, or the

@@ -134,7 +134,11 @@ func opTool[In any](s *Server, m *op.Meta, name string, tweak func(*jsonschema.S
 	if _, keyed := any(*new(In)).(interface{ effectKey() string }); keyed && !m.Effect {
 		panic("mcp: " + name + " takes an idempotency key, but " + m.Name + " is no effect: the key would be dropped")
 	}
-	spec := toolSpec{name: t.Name, desc: t.Desc + s.secretsNote(m), group: t.Group, anyOf: []Scope{m.Scope}, readOnly: !m.Effect}
+	anyOf := t.Scopes
+	if anyOf == nil {
+		anyOf = []Scope{m.Scope}
+	}
+	spec := toolSpec{name: t.Name, desc: t.Desc + s.secretsNote(m), group: t.Group, anyOf: anyOf, readOnly: !m.Acts(), closedWorld: t.ClosedWorld}
 	addTool(s, spec, tweak, func(ctx context.Context, c *toolCall, in In) (any, error) {
 		if k, ok := any(in).(interface{ effectKey() string }); ok && k.effectKey() != "" {
 			ctx = context.WithValue(ctx, effectKeyCtx{}, k.effectKey())

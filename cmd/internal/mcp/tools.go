@@ -48,9 +48,7 @@ func (s *Server) addTools() {
 	addTool(s, toolSpec{name: "browser_discover", anyOf: read, readOnly: true, closedWorld: true,
 		desc: "What can be launched or attached here: managed profiles, installed browsers with their next step, shared tabs."},
 		nil, s.discover)
-	addTool(s, toolSpec{name: "browser_status", anyOf: read, readOnly: true, closedWorld: true,
-		desc: "Browsers, tabs, the current ones, this server's scopes and settings, and capabilities."},
-		nil, s.status)
+	opTool(s, &op.Status.Meta, "browser_status", nil, s.status)
 	addTool(s, toolSpec{name: "browser_reconnect", anyOf: control,
 		desc: "Reconnect an attached browser that dropped; old tab ids and refs are refused after."},
 		nil, s.reconnect)

@@ -51,10 +51,42 @@ type Addr struct {
 }
 
 // Input is an operation's input type: it says what it addresses from its
-// own typed fields, never from a re-encoding of itself.
+// own typed fields, never from a re-encoding of itself. The input of an
+// operation addressed to nothing (AdmitNothing) is struct{}.
 type Input interface {
 	Addr() Addr
 }
+
+// AddrOf is what in addresses: nothing for an input that is no Input
+// (struct{}, of an operation addressed to nothing).
+func AddrOf(in any) Addr {
+	if i, ok := in.(Input); ok {
+		return i.Addr()
+	}
+	return Addr{}
+}
+
+// Admission is what an operation is addressed to, and so how the Runner
+// admits a call before it runs (TestTable holds each input to it).
+type Admission int
+
+const (
+	// AdmitPage: the page its input names (Addr().Page), whose browser the
+	// client must see. The zero value: a declaration that says nothing is
+	// a page's.
+	AdmitPage Admission = iota
+	// AdmitBrowser: the browser its input names (Addr().Browser), which
+	// the client must see.
+	AdmitBrowser
+	// AdmitCreator: the browser its input names, created under the
+	// client's boundary; whose session owns it is what the operation
+	// changes (adopt), so ownership is not required.
+	AdmitCreator
+	// AdmitNothing: no page or browser (its input is struct{} or names
+	// neither): the Runner itself, a browser it creates, an approval. Its
+	// result shows only what the client may see.
+	AdmitNothing
+)
 
 // OnPage is the page an operation acts on; an input embeds it.
 type OnPage struct {
@@ -98,6 +130,21 @@ type Bound int
 const (
 	// CallBound is the Runner's call bound (its --call-bound).
 	CallBound Bound = iota + 1
+	// LaunchBound is the call bound, never shorter than the default one:
+	// a browser's start-up takes what it takes.
+	LaunchBound
+	// StatusBound answers whatever a browser does (each asked within the
+	// status bound; one that does not answer is reported unresponsive).
+	StatusBound
+	// ShutdownBound is the bound of closing every browser of a Runner or a
+	// session.
+	ShutdownBound
+	// PersonBound: the operation waits for a person (consent, an
+	// approval's answer, the desktop's notification service) and bounds
+	// each wait by its own deadline (the consent deadline, the approval's
+	// expiry), which no call bound may cut short. Not for a page's
+	// operation.
+	PersonBound
 )
 
 // Audit says what the audit trail records of an operation.
@@ -110,6 +157,10 @@ const (
 	// before it acted (an action may navigate). An input that names files
 	// (AuditFiles) gets one record per file with its path and size.
 	AuditActed
+	// AuditRecorded: the handler appends the one record, naming what only
+	// it knows (the browser a launch or attach created, the CDP method's
+	// policy name, an approval's evidence). Not for a page action.
+	AuditRecorded
 )
 
 // Reveal is what an operation's answer may show of a page. Whatever it
@@ -173,6 +224,12 @@ type Tool struct {
 	Name  string
 	Desc  string
 	Group string
+	// Scopes are the scopes any of which admits the tool; nil: the
+	// operation's. A tool that does several operations (browser_tabs lists,
+	// opens and closes) names what admits all of them.
+	Scopes []Scope
+	// ClosedWorld: a read that reads only webcodex's own state, not a site.
+	ClosedWorld bool
 }
 
 // TargetArg says whether a CLI verb takes a TARGET after PAGE.
@@ -185,7 +242,9 @@ const (
 )
 
 // Verb is the CLI verb derived from an operation: `webcodex NAME PAGE
-// [TARGET]`, its flags read from the input type's `flag` tags.
+// [TARGET]` for a page's, its flags read from the input type's `flag`
+// tags; a browser's or the Runner's verb takes its use line and help from
+// here.
 type Verb struct {
 	Name   string
 	Use    string
@@ -198,11 +257,17 @@ type Meta struct {
 	// Name is the operation's name: its local API route and audit action.
 	Name  string
 	Scope Scope
+	// Admit is what the operation is addressed to (AdmitPage when unset).
+	Admit Admission
 	// Effect: a call may change the page; its input embeds Keyed, and the
 	// Runner runs it under the effect ledger.
 	Effect bool
-	Bound  Bound
-	Audit  Audit
+	// Changes: a call may change a browser, a grant or the Runner though
+	// it is no effect of the ledger (it takes no idempotency key: a
+	// launch, a close, an attach).
+	Changes bool
+	Bound   Bound
+	Audit   Audit
 	// Reveals is what its answer may show of a page.
 	Reveals Reveal
 	// MCP are the tools derived from the operation (none: the MCP server
@@ -217,8 +282,14 @@ type Meta struct {
 	Says func(ActionResult) string
 }
 
-// Op is one operation: In is its input, Out its result.
-type Op[In Input, Out any] struct {
+// Acts reports whether a call may change anything: a client that loses
+// its answer then says outcome_unknown, never "unreachable" (which a
+// caller would retry), and its MCP tool is not read-only.
+func (m *Meta) Acts() bool { return m.Effect || m.Changes }
+
+// Op is one operation: In is its input (an Input, or struct{} for one
+// addressed to nothing), Out its result.
+type Op[In, Out any] struct {
 	Meta
 }
 
@@ -229,7 +300,8 @@ type Decl interface {
 	NewInput() any
 	// NewOutput returns a pointer to a zero result.
 	NewOutput() any
-	// Decode decodes an input strictly and returns it as an Input.
+	// Decode decodes an input strictly and returns it as an Input (nil
+	// for struct{}).
 	Decode(raw json.RawMessage) (Input, error)
 }
 
@@ -248,7 +320,8 @@ func (o *Op[In, Out]) Decode(raw json.RawMessage) (Input, error) {
 	if err := decodeStrict(raw, &in); err != nil {
 		return nil, err
 	}
-	return in, nil
+	i, _ := any(in).(Input)
+	return i, nil
 }
 
 var table []Decl
@@ -274,7 +347,7 @@ func Params(d Decl) []string {
 	return out
 }
 
-func declare[In Input, Out any](m Meta) *Op[In, Out] {
+func declare[In, Out any](m Meta) *Op[In, Out] {
 	o := &Op[In, Out]{Meta: m}
 	table = append(table, o)
 	return o

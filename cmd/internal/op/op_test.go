@@ -26,6 +26,9 @@ func TestTable(t *testing.T) {
 			if m.Bound == 0 {
 				t.Error("no time bound")
 			}
+			if m.Bound == PersonBound && m.Admit == AdmitPage {
+				t.Error("a page's operation waits for no person: it has the call bound")
+			}
 			if m.Audit == 0 {
 				t.Error("no audit rule")
 			}
@@ -34,6 +37,9 @@ func TestTable(t *testing.T) {
 			}
 			if len(Typed(d.NewInput())) > 0 && (!m.Effect || m.Scope != Control) {
 				t.Error("an input that may carry secrets belongs to an effect of browser:control")
+			}
+			if _, acts := d.NewOutput().(*ActResult); acts && m.Audit != AuditActed {
+				t.Error("a page action is audited on the origin it acted on (AuditActed)")
 			}
 			checkAdmission(t, d)
 			if _, acts := d.NewOutput().(*ActResult); acts && m.Says == nil {
@@ -47,6 +53,8 @@ func TestTable(t *testing.T) {
 				t.Error("a read whose input has an idempotency key")
 			case m.Effect && m.Audit == NotAudited:
 				t.Error("an effect that is not audited")
+			case m.Effect && m.Changes:
+				t.Error("an effect changes what it acts on: Changes is for what is no effect")
 			}
 			for _, tool := range m.MCP {
 				if !strings.HasPrefix(tool.Name, "browser_") || tool.Desc == "" || tools[tool.Name] {
@@ -56,9 +64,17 @@ func TestTable(t *testing.T) {
 				if !slices.Contains([]string{"", CapVision, CapPDF, CapDevtools}, tool.Group) {
 					t.Errorf("MCP tool %s: group %q is not a capability group", tool.Name, tool.Group)
 				}
+				for _, sc := range tool.Scopes {
+					if !slices.Contains([]Scope{Read, Launch, Control}, sc) {
+						t.Errorf("MCP tool %s: scope %q is not a scope", tool.Name, sc)
+					}
+				}
+				if tool.ClosedWorld && m.Effect {
+					t.Errorf("MCP tool %s: closed world is a read's", tool.Name)
+				}
 			}
 			if v := m.CLI; v != nil {
-				if v.Name == "" || verbs[v.Name] || !strings.HasPrefix(v.Use, v.Name+" ") || v.Short == "" {
+				if v.Name == "" || verbs[v.Name] || (v.Use != v.Name && !strings.HasPrefix(v.Use, v.Name+" ")) || v.Short == "" {
 					t.Errorf("CLI verb %q: a unique name, its use line and a short help", v.Name)
 				}
 				verbs[v.Name] = true
@@ -70,9 +86,12 @@ func TestTable(t *testing.T) {
 // checkAdmission sets every page and browser the input names (at any
 // depth of its embedded structs) and requires Addr to report them: an
 // input that names a page its admission does not read would skip the
-// check.
+// check. What the input names is what the declaration says it is
+// addressed to: a page's names a page, a browser's a browser and no page,
+// and one addressed to nothing names neither.
 func checkAdmission(t *testing.T, d Decl) {
 	t.Helper()
+	m := d.Declared()
 	in := reflect.ValueOf(d.NewInput()).Elem()
 	want := Addr{}
 	var set func(v reflect.Value)
@@ -93,10 +112,26 @@ func checkAdmission(t *testing.T, d Decl) {
 		}
 	}
 	set(in)
-	if want == (Addr{}) {
-		t.Error("the input names no page or browser: nothing to admit")
+	switch m.Admit {
+	case AdmitPage:
+		if want.Page == "" {
+			t.Error("a page's operation whose input names no page: nothing to admit")
+		}
+	case AdmitBrowser, AdmitCreator:
+		if want.Browser == "" || want.Page != "" {
+			t.Errorf("a browser's operation names a browser and no page; its input names %+v", want)
+		}
+	case AdmitNothing:
+		if want != (Addr{}) {
+			t.Errorf("an operation addressed to nothing whose input names %+v", want)
+		}
+	default:
+		t.Fatalf("admission %d is no admission", m.Admit)
 	}
-	if got := in.Interface().(Input).Addr(); got != want {
+	if _, ok := in.Interface().(Input); !ok && (m.Admit != AdmitNothing || in.NumField() != 0) {
+		t.Error("the input says nothing of what it addresses (no Addr method); only struct{} may")
+	}
+	if got := AddrOf(in.Interface()); got != want {
 		t.Errorf("admission reads %+v, the input names %+v", got, want)
 	}
 }

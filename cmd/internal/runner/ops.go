@@ -108,6 +108,7 @@ func (r *Runner) serveOps(rt *localapi.Routes) {
 	})
 	servePageOp(s, op.Probe, s.probe)
 	serveReads(s)
+	serveRunnerOps(s) // the browser's and the Runner's (browser_ops.go)
 	if missing := s.unserved(); len(missing) > 0 {
 		panic("runner: operations without a handler: " + strings.Join(missing, ", "))
 	}
@@ -166,6 +167,9 @@ func serveAction[In op.Input](s *opServer, o *op.Op[In, op.ActResult], h func(ct
 // audited on the origin it acted on as o says.
 func servePageOp[In op.Input, Out any](s *opServer, o *op.Op[In, Out], h func(ctx context.Context, p *Page, in In) (Out, error)) {
 	r := s.r
+	if o.Admit != op.AdmitPage || o.Bound == op.PersonBound || o.Audit == op.AuditRecorded {
+		panic("runner: " + o.Name + " is no page operation of the table's (serveOp)")
+	}
 	localapi.Serve(s.rt, localapi.Of(o), func(ctx context.Context, in In) (_ Out, err error) {
 		var zero Out
 		ids := addressed{Page: in.Addr().Page, Browser: in.Addr().Browser}
@@ -239,6 +243,12 @@ func (r *Runner) boundOf(b op.Bound) time.Duration {
 	switch b {
 	case op.CallBound:
 		return r.callBound()
+	case op.LaunchBound:
+		return max(r.callBound(), DefaultCallBound)
+	case op.StatusBound:
+		return statusBound
+	case op.ShutdownBound:
+		return shutdownTimeout
 	}
 	panic(fmt.Sprintf("runner: operation bound %d has no duration", b))
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
 // Routes returns the local API's route table over this Runner. Routes that
@@ -12,11 +13,6 @@ import (
 // they need inside.
 func (r *Runner) Routes() *localapi.Routes {
 	rt := &localapi.Routes{Redact: r.redactor()}
-	localapi.Serve(rt, localapi.Ping, func(context.Context, struct{}) (localapi.PingResult, error) {
-		sb := sandboxInfo()
-		return localapi.PingResult{OK: true, Version: cmdutil.Version, Env: r.env, Sandbox: &sb}, nil
-	})
-	localapi.Serve(rt, localapi.GetStatus, func(ctx context.Context, _ struct{}) (localapi.Status, error) { return r.Status(ctx) })
 	localapi.Serve(rt, localapi.Launch, bounded(r, r.Launch))
 	localapi.Serve(rt, localapi.Pages, bounded(r, r.Pages))
 	localapi.Serve(rt, localapi.Open, bounded(r, r.Open))
@@ -53,8 +49,9 @@ func (r *Runner) Routes() *localapi.Routes {
 // daemon's socket. Browsers are never driven through it.
 func (r *Runner) ApprovalRoutes() *localapi.Routes {
 	rt := &localapi.Routes{Redact: r.redactor()}
-	localapi.Serve(rt, localapi.Ping, func(context.Context, struct{}) (localapi.PingResult, error) {
-		return localapi.PingResult{OK: true, Version: cmdutil.Version, Env: r.env}, nil
+	s := &opServer{r: r, rt: rt}
+	serveOp(s, op.Ping, func(context.Context, struct{}) (op.PingResult, error) {
+		return op.PingResult{OK: true, Version: cmdutil.Version, Env: r.env}, nil
 	})
 	localapi.Serve(rt, localapi.Approval, r.ApprovalInfo)
 	localapi.Serve(rt, localapi.Approve, r.Approve)
