@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/webcodex/webcodex/fsm"
-	"github.com/webcodex/webcodex/reconnect"
+	"github.com/webcodex/webcodex/lease"
 )
 
 var update = flag.Bool("update", false, "rewrite spec/ from the code")
@@ -26,6 +26,9 @@ func TestSpecMatchesCode(t *testing.T) {
 }
 
 // TestDriftIsDetected changes a declaration in memory and checks Diff sees it.
+// The declaration changed is a small machine's (the process lease): a
+// changed one is explored again, and the reconnect machine's exploration
+// is most of this package's time.
 func TestDriftIsDetected(t *testing.T) {
 	dir := t.TempDir()
 	if err := Write(dir); err != nil {
@@ -34,15 +37,15 @@ func TestDriftIsDetected(t *testing.T) {
 	if d := Diff(dir); len(d) != 0 {
 		t.Fatalf("fresh write differs: %v", d)
 	}
-	old := reconnect.Spec.Edges[0].Effect
-	reconnect.Spec.Edges[0].Effect = "something_else"
-	defer func() { reconnect.Spec.Edges[0].Effect = old }()
+	old := lease.ProcessSpec.Edges[0].Effect
+	lease.ProcessSpec.Edges[0].Effect = "something_else"
+	defer func() { lease.ProcessSpec.Edges[0].Effect = old }()
 	d := Diff(dir)
-	if len(d) == 0 || !strings.Contains(strings.Join(d, ","), "reconnect.md") {
+	if len(d) == 0 || !strings.Contains(strings.Join(d, ","), "process_lease.md") {
 		t.Fatalf("changed declaration not detected: %v", d)
 	}
 	os.WriteFile(filepath.Join(dir, "leftover.md"), []byte("x"), 0o644)
-	reconnect.Spec.Edges[0].Effect = old
+	lease.ProcessSpec.Edges[0].Effect = old
 	if d := Diff(dir); len(d) != 1 || d[0] != "leftover.md" {
 		t.Fatalf("stale file not reported: %v", d)
 	}
