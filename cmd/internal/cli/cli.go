@@ -126,7 +126,9 @@ func exitCode(f *Factory, err error) int {
 		json.NewEncoder(f.IO.Out).Encode(ErrorOutput{Error: ErrorInfo{Kind: kind, Message: msg}})
 	}
 	fmt.Fprintf(f.IO.Err, "%s: %s\n", prefix, msg)
-	if _, fromRunner := errors.AsType[*localapi.RunnerError](err); fromRunner {
+	// A launch failure names its log already (runner.log, or the standard
+	// error of the serve or mcp command): no second pointer.
+	if _, fromRunner := errors.AsType[*localapi.RunnerError](err); fromRunner && !strings.Contains(msg, "its output is in ") {
 		fmt.Fprintln(f.IO.Err, "  the Runner's log says more: runner.log in the state directory ($WEBCODEX_STATE_DIR, else $XDG_STATE_HOME/webcodex or ~/.local/state/webcodex)")
 	}
 	return code

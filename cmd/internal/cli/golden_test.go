@@ -283,6 +283,14 @@ func TestRunnerFailureNamesTheBinaryAndTheLog(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &v); err != nil || v.Error.Message != "launch: the browser exited during start-up" {
 		t.Fatalf("--json %q (%v): want the plain message", out, err)
 	}
+	// A failure that says where its output is (the Runner's launch error)
+	// is one line: no second pointer to the log.
+	said := "launching /usr/bin/chromium failed: the browser exited during start-up (exit status 1); its output is in runner.log in ~/.local/state/webcodex"
+	fr = newFakeRunner()
+	answer(fr, localapi.Launch, localapi.BrowserInfo{}, errors.New(said))
+	if code, _, errs := runFake(fr, "launch"); code != ExitFailure || errs != "webcodex: "+said+"\n" {
+		t.Fatalf("exit %d, stderr %q: want the one line %q", code, errs, said)
+	}
 }
 
 // TestWaitThatRunsOutIsRefusedTimeout: a wait whose condition does not

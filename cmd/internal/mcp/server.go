@@ -274,7 +274,7 @@ func errorResult(err error) *sdk.CallToolResult {
 		ref = forAgent(ref)
 		body, text = map[string]any{"refusal": ref}, errorText(ref)
 	} else {
-		msg := capText(err.Error(), maxErrorChars)
+		msg := capText(localapi.Plain(err.Error()), maxErrorChars) // no Go package prefixes
 		body, text = map[string]any{"error": msg}, "error: "+msg
 	}
 	b, merr := json.Marshal(body)

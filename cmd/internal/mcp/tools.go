@@ -646,7 +646,10 @@ func (s *Server) waitFor(ctx context.Context, c *toolCall, in waitIn) (any, erro
 		case <-tm.C:
 		case <-ctx.Done():
 			tm.Stop()
-			return nil, ctx.Err()
+			// The refusal set's word, not a bare context error: nothing was
+			// left half-done, so it is timeout whether the call was
+			// cancelled or its deadline passed.
+			return nil, fsm.Refusef(fsm.Timeout, "the wait of %gs ended before its time passed: the call was cancelled or its deadline passed", waited.Seconds()).WithCause(ctx.Err())
 		}
 		if !other {
 			return &reply{text: fmt.Sprintf("waited %gs\n", waited.Seconds()), fields: map[string]any{"found": true, "condition": "time", "elapsedMs": waited.Milliseconds()}}, nil

@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +95,32 @@ func TestFakeBackendArgumentBounds(t *testing.T) {
 	}
 	if fb.calls != 0 {
 		t.Fatalf("%d refused calls reached the Runner", fb.calls)
+	}
+}
+
+// TestCancelledWaitIsRefusedTimeout: a browser_wait_for {time} whose call
+// is cancelled (or runs out) before the time passed answers the refusal
+// set's timeout, not a bare context error.
+func TestCancelledWaitIsRefusedTimeout(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	expired, cancel2 := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel2()
+	for name, ctx := range map[string]context.Context{"cancelled": cancelled, "deadline": expired} {
+		_, err := (&Server{}).waitFor(ctx, nil, waitIn{Time: 5})
+		if !fsm.IsCode(err, fsm.Timeout) || !errors.Is(err, ctx.Err()) {
+			t.Errorf("%s wait: %v; want a timeout refusal wrapping %v", name, err, ctx.Err())
+		}
+	}
+}
+
+// TestFailureResultHasNoPackagePrefix: a failure that is not a refusal
+// reaches the agent without Go package prefixes.
+func TestFailureResultHasNoPackagePrefix(t *testing.T) {
+	res := errorResult(fmt.Errorf("runner: %w", errors.New("platform: the browser exited during start-up")))
+	text := res.Content[0].(*sdk.TextContent).Text
+	if !res.IsError || text != "error: the browser exited during start-up" {
+		t.Fatalf("failure result %q (isError %v): want the plain message", text, res.IsError)
 	}
 }
 

@@ -210,7 +210,7 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	proc, err := platform.Launch(ctx, lopts)
 	if err != nil {
 		r.logLaunchFailure(err, o.launchDir, lopts.UserDataDir)
-		return abort(r.launchFailed(err))
+		return abort(r.launchFailed(err, exe))
 	}
 	o.proc = proc
 	if ln := proc.PrivateNetworkListener(); ln != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -42,19 +43,34 @@ func (r *Runner) logLaunchFailure(err error, launchDir, profile string) {
 	}
 }
 
-// launchFailed is the error a failed start-up returns: the platform's one
-// line (with the browser's own reason when it gave one) and where its
-// output was logged. A refusal is returned as it is.
-func (r *Runner) launchFailed(err error) error {
-	if _, ok := errors.AsType[*platform.LaunchError](err); !ok {
+// launchFailed is the error a failed start-up returns, in one line a
+// person reads: the browser binary, the platform's reason (with the
+// browser's own when it gave one) without Go package prefixes, and where
+// its output was logged. A refusal is returned as it is.
+func (r *Runner) launchFailed(err error, exe string) error {
+	lerr, ok := errors.AsType[*platform.LaunchError](err)
+	if !ok {
 		return err
 	}
 	where := r.opts.LogWhere
 	if where == "" {
 		where = "the Runner's log"
 	}
-	return fmt.Errorf("%w (the browser's output is in %s)", err, where)
+	return &launchFailure{exe: exe, where: where, err: lerr}
 }
+
+// launchFailure is a failed start-up as launchFailed words it; it wraps
+// the platform's *LaunchError.
+type launchFailure struct {
+	exe, where string
+	err        *platform.LaunchError
+}
+
+func (e *launchFailure) Error() string {
+	return fmt.Sprintf("launching %s failed: %s; its output is in %s", e.exe, localapi.Plain(e.err.Error()), e.where)
+}
+
+func (e *launchFailure) Unwrap() error { return e.err }
 
 // LogWhere names the file behind stderr when it is runner.log in dir (a
 // Runner the CLI started in the background), with the home directory

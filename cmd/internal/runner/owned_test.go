@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -82,11 +83,16 @@ func TestFakeBrokenChromiumLaunchFails(t *testing.T) {
 	if err == nil {
 		t.Fatal("a launch of a binary that dies at once succeeded")
 	}
-	// One line: why (the browser's reason, without its path) and where the
-	// rest is.
-	if msg := err.Error(); !strings.Contains(msg, `the browser says "Socket path too long"`) || !strings.Contains(msg, "runner.log in the test") ||
-		strings.Contains(msg, "\n") || strings.Contains(msg, "/") || strings.Contains(msg, "broken build") {
-		t.Fatalf("launch error = %q: want one line with the browser's reason and where its output is, no path", msg)
+	// One line: which binary, why (the browser's reason, without its path)
+	// and where the rest is; no Go package prefix.
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "launching "+exe+" failed: ") || !strings.Contains(msg, `the browser says "Socket path too long"`) || !strings.Contains(msg, "runner.log in the test") ||
+		strings.Contains(msg, "\n") || strings.Contains(strings.ReplaceAll(msg, exe, ""), "/") || strings.Contains(msg, "broken build") ||
+		strings.Contains(msg, "platform: ") || strings.Contains(msg, "runner: ") {
+		t.Fatalf("launch error = %q: want one line naming the binary, the browser's reason and where its output is, no other path, no package prefix", msg)
+	}
+	if !errors.Is(err, platform.ErrExitedEarly) {
+		t.Fatalf("launch error %v does not wrap platform.ErrExitedEarly", err)
 	}
 	st, err := r.Status(context.Background())
 	if err != nil || len(st.Browsers) != 0 {
