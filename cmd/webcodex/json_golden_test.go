@@ -206,6 +206,7 @@ func TestJSONShapesGolden(t *testing.T) {
 	jsonOf("attach-refused", 3, "attach", "--endpoint", closedPort(t))
 	jsonOf("reconnect-refused", 3, "reconnect", b.ID)
 	jsonOf("close", 0, "close", b.ID)
+	jsonOf("audit-verify", 0, "audit", "verify")
 	jsonOf("doctor", 0, "doctor")
 	jsonOf("policy-check", 0, "policy", "check", "--allow", "example.com", "https://example.com/")
 	jsonOf("policy-check-denied", 3, "policy", "check", "--allow", "example.com", "https://example.com/", "https://other.example/")

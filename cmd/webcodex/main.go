@@ -12,6 +12,6 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, admincmd.NewCmdServe, admincmd.NewCmdPolicy, admincmd.NewCmdDoctor, mcp.NewCmdMCP,
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, admincmd.NewCmdServe, admincmd.NewCmdPolicy, admincmd.NewCmdDoctor, admincmd.NewCmdAudit, mcp.NewCmdMCP,
 		cli.NewCmdDiscover, cli.NewCmdBridge, admincmd.NewCmdInstallBridge, speccmd.NewCmdSpec))
 }

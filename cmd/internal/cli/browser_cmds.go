@@ -280,7 +280,12 @@ func NewCmdClose(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.Emit(res, func(w io.Writer) { fmt.Fprintf(w, "browser %s %s\n", res.Browser, res.Teardown) })
+			return f.Emit(res, func(w io.Writer) {
+				fmt.Fprintf(w, "browser %s %s\n", res.Browser, res.Teardown)
+				if res.AuditHead != "" {
+					fmt.Fprintf(w, "audit head %s\n", res.AuditHead)
+				}
+			})
 		},
 	}
 }
@@ -325,6 +330,9 @@ func NewCmdStop(f *Factory) *cobra.Command {
 				time.Sleep(50 * time.Millisecond) // poll the socket: there is no other signal
 			}
 			fmt.Fprintf(f.IO.Err, "webcodex: Runner stopped (%d browser(s) closed)\n", res.BrowsersClosed)
+			if res.AuditHead != "" {
+				fmt.Fprintf(f.IO.Err, "webcodex: audit head %s (webcodex audit verify --head %[1]s)\n", res.AuditHead)
+			}
 			return f.Emit(res, func(io.Writer) {})
 		},
 	}

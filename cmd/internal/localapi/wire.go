@@ -66,6 +66,9 @@ type PingResult = op.PingResult
 type StopResult struct {
 	Stopped        bool `json:"stopped"`        // false: no Runner was running
 	BrowsersClosed int  `json:"browsersClosed"` // owned browsers closed, attached ones detached
+	// AuditHead is the audit trail's head hash after the stop: `webcodex
+	// audit verify --head` finds a later cut against it.
+	AuditHead string `json:"auditHead,omitempty"`
 }
 
 // PagesResult lists a browser's pages.
@@ -161,6 +164,8 @@ type CloseResult struct {
 	Browser  string `json:"browser"`
 	Mode     string `json:"mode"`
 	Teardown string `json:"teardown"` // "closed" or "detached"
+	// AuditHead is the audit trail's head hash after the close record.
+	AuditHead string `json:"auditHead,omitempty"`
 }
 
 // Target is a semantic element target (op.Target).

@@ -22,6 +22,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/webcodex/webcodex/cmd/internal/auditchain"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/testbin"
 	"github.com/webcodex/webcodex/internal/tracecheck"
@@ -244,6 +245,11 @@ func auditRecords(t testing.TB, state string) ([]map[string]any, string) {
 	st, err := os.Stat(path)
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("audit trail mode %v, want 0600", st.Mode().Perm())
+	}
+	// Every record read here (effects, refusals, approvals) is in one
+	// intact hash chain.
+	if _, err := auditchain.Verify(state, ""); err != nil {
+		t.Fatalf("audit chain: %v", err)
 	}
 	var out []map[string]any
 	sc := bufio.NewScanner(bytes.NewReader(data))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/creack/pty"
 
+	"github.com/webcodex/webcodex/cmd/internal/auditchain"
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
@@ -351,6 +352,9 @@ func auditApprovals(t *testing.T, r *Runner, id string) []auditRecord {
 	data, err := os.ReadFile(filepath.Join(r.opts.StateDir, "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := auditchain.Verify(r.opts.StateDir, ""); err != nil {
+		t.Fatalf("audit chain: %v", err)
 	}
 	var out []auditRecord
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {

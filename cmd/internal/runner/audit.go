@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cdp/origin"
+	"github.com/webcodex/webcodex/cmd/internal/auditchain"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
-// auditRecord is one line of the append-only audit trail: never typed
-// values, page text, cookies, tokens or ports of a debugging endpoint.
+// auditRecord is one record of the append-only audit trail, chained to the
+// one before it (auditchain): never typed values, page text, cookies,
+// tokens or ports of a debugging endpoint.
 type auditRecord struct {
 	Time    time.Time `json:"time"`
 	Session string    `json:"session,omitempty"`
@@ -181,11 +183,12 @@ func (r *Runner) auditPageOp(ctx context.Context, pageID, action, rawURL string,
 
 // auditBrowser records an effect on a whole browser (launch, attach,
 // close, reconnect, approvals).
-func (r *Runner) auditBrowser(ctx context.Context, browserID, action string, err error) {
+// It returns the trail's head hash after it.
+func (r *Runner) auditBrowser(ctx context.Context, browserID, action string, err error) string {
 	rec := newRecord(ctx, action)
 	rec.Browser = browserID
 	rec.settle(err)
-	r.appendAudit(rec)
+	return r.appendAudit(rec)
 }
 
 // AuditRefused records a tool call refused before it reached the Runner (a
@@ -203,19 +206,21 @@ func originOf(u string) string {
 	return o
 }
 
-func (r *Runner) appendAudit(rec auditRecord) {
+// appendAudit chains rec onto the audit trail (auditchain), secrets
+// redacted, and returns the new head hash ("" when the trail could not be
+// written, which is logged).
+func (r *Runner) appendAudit(rec auditRecord) string {
 	line, err := json.Marshal(rec)
 	if err != nil {
-		return
+		return ""
 	}
 	line = []byte(r.opts.Secrets.Redact(string(line))) // JSON forms included
 	r.auditMu.Lock()
 	defer r.auditMu.Unlock()
-	f, err := os.OpenFile(filepath.Join(r.opts.StateDir, "audit.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	head, err := auditchain.Open(r.opts.StateDir).Append(json.RawMessage(line))
 	if err != nil {
-		r.logf("runner: audit trail unavailable")
-		return
+		r.logf("runner: audit trail unavailable: %v", err)
+		return ""
 	}
-	defer f.Close()
-	f.Write(append(line, '\n'))
+	return head
 }

@@ -495,16 +495,18 @@ func (a gateAdapter) Acquire(ctx context.Context) (func(), error) {
 func (b *Browser) lost() bool { return b.state() == lease.AttachLost }
 
 // Close closes (owned) or detaches from (attached) a browser.
-func (r *Runner) Close(ctx context.Context, req localapi.BrowserRequest) (_ localapi.CloseResult, err error) {
-	defer func() { r.auditBrowser(ctx, req.Browser, "close", err) }()
+// Its answer carries the audit trail's head hash after the close record.
+func (r *Runner) Close(ctx context.Context, req localapi.BrowserRequest) (localapi.CloseResult, error) {
 	b, err := r.browser(req.Browser)
 	if err != nil {
+		r.auditBrowser(ctx, req.Browser, "close", err)
 		return localapi.CloseResult{}, err
 	}
 	r.closeBrowser(ctx, b)
+	head := r.auditBrowser(ctx, req.Browser, "close", nil)
 	// How it ended is the machine's final state: closed (owned) or
 	// detached (the person's).
-	return localapi.CloseResult{Browser: b.id, Mode: b.mode(), Teardown: string(b.state())}, nil
+	return localapi.CloseResult{Browser: b.id, Mode: b.mode(), Teardown: string(b.state()), AuditHead: head}, nil
 }
 
 // closeBrowser tears b down once, by its kind's machine (owned: Browser.close,

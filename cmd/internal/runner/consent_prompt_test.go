@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/webcodex/webcodex/cmd/internal/auditchain"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/consent"
 	"github.com/webcodex/webcodex/fsm"
@@ -460,6 +461,9 @@ func auditConsentUI(t *testing.T, r *Runner) []consentUIEvidence {
 	data, err := os.ReadFile(filepath.Join(r.opts.StateDir, "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := auditchain.Verify(r.opts.StateDir, ""); err != nil {
+		t.Fatalf("audit chain: %v", err)
 	}
 	var out []consentUIEvidence
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {

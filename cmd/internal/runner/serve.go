@@ -71,16 +71,18 @@ func (r *Runner) serve(ctx context.Context, ln net.Listener) error {
 
 // stop is the stop route: it closes owned browsers and detaches from
 // attached ones before it answers, so a caller that gets the answer knows
-// they are gone; then the process serving the Runner ends.
+// they are gone; then the process serving the Runner ends. Its answer
+// carries the audit trail's head hash after the stop record.
 func (r *Runner) stop(ctx context.Context, _ struct{}) (localapi.StopResult, error) {
 	n := len(r.browserList())
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
 	r.Shutdown(sctx)
+	head := r.auditBrowser(ctx, "", "stop", nil)
 	if r.opts.Stop != nil {
 		r.opts.Stop()
 	}
-	return localapi.StopResult{Stopped: true, BrowsersClosed: n}, nil
+	return localapi.StopResult{Stopped: true, BrowsersClosed: n, AuditHead: head}, nil
 }
 
 // waitIdle returns true once the Runner has had no browser and no open
