@@ -65,6 +65,9 @@ type ActionResult struct {
 	Viewport *Viewport `json:"viewport,omitempty"`
 	// Media holds the media overrides in force after emulate_media.
 	Media map[string]string `json:"media,omitempty"`
+	// Dropped says whether the page took the drop of a drag or drop that
+	// delivered HTML drag events (nil: none were delivered).
+	Dropped *bool `json:"dropped,omitempty"`
 	// Navigation, NewTab and Download report what the action caused, each
 	// only when it happened (effects.go).
 	Navigation *Navigation    `json:"navigation,omitempty"`

@@ -21,6 +21,7 @@ const WRONG_DOCUMENT = 'wrong-document';
 const ENTRY = Object.freeze({
   snapshot, more, expand, frameOrder, frameBox, prepare, readBack, readChecked, scroll,
   identity, navState, read, wait, settle, count, hitFrame, focusFrame, frameLayout, afterFrame,
+  armDrag, dragState,
   // With an element (Runtime.callFunctionOn) or returning elements (kept as
   // remote objects, not values).
   tagFrame, closedRoot, closedHosts, pendingElement, elementOf,

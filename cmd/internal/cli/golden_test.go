@@ -151,6 +151,8 @@ func verbCases(t *testing.T) []verbCase {
 			`{"page":"p-1","action":"select","selected":["a","b"]}`, `selected=["a","b"]`),
 		actCase("hover", []string{"hover", "p-1", "--text", "Menu"}, op.Hover, op.HoverIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Text: "Menu"}}},
 			`{"page":"p-1","action":"hover","role":"menuitem"}`, "hover: ok"),
+		actCase("drag", []string{"drag", "p-1", "#a", "--to", "text=Trash"}, op.Drag, op.DragIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{CSS: "#a"}}, To: &localapi.Target{Text: "Trash"}},
+			`{"page":"p-1","action":"drag","dropped":true}`, "drag: ok"),
 		actCase("fill", []string{"fill", "p-1", "--placeholder", "Name", "--value", ""}, op.Fill, op.FillIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Placeholder: "Name"}}},
 			`{"page":"p-1","action":"fill","role":"textbox","noop":true}`, "fill: ok"),
 		actCase("uncheck", []string{"uncheck", "p-1", "--ref", "e3", "--snapshot", "s-1"}, op.Uncheck, op.UncheckIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Ref: "e3", SnapshotID: "s-1"}}},

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"reflect"
@@ -101,6 +102,8 @@ func bindFlags(cmd *cobra.Command, verb string, in reflect.Value) {
 				fl.IntVar(p, name, 0, usage)
 			case *uint64:
 				fl.Uint64Var(p, name, 0, usage)
+			case **op.Target:
+				fl.Var(&targetValue{p}, name, usage)
 			default:
 				panic(fmt.Sprintf("cli: flag %s of %s: no flag of type %s", name, verb, f.Type))
 			}
@@ -127,3 +130,26 @@ func bindFlags(cmd *cobra.Command, verb string, in reflect.Value) {
 		}
 	}
 }
+
+// targetValue is a flag naming an element the way a positional TARGET
+// does (parseTarget).
+type targetValue struct{ p **op.Target }
+
+func (v *targetValue) String() string {
+	if v.p == nil || *v.p == nil {
+		return ""
+	}
+	b, _ := json.Marshal(*v.p)
+	return string(b)
+}
+
+func (v *targetValue) Set(s string) error {
+	t, err := parseTarget(s)
+	if err != nil {
+		return err
+	}
+	*v.p = &t
+	return nil
+}
+
+func (v *targetValue) Type() string { return "TARGET" }

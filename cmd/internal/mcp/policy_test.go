@@ -123,6 +123,7 @@ func TestReadOnlyServer(t *testing.T) {
 		"browser_mouse_down":       {},
 		"browser_mouse_up":         {},
 		"browser_mouse_wheel":      {"deltaX": 0, "deltaY": 10},
+		"browser_drag":             {"startTarget": "#a", "endTarget": "#b"},
 		"browser_tabs (no more)":   nil,
 	}
 	for name, args := range effects {

@@ -66,7 +66,8 @@ func TestToolsListedWithSchemas(t *testing.T) {
 
 // selfExplained are the argument names an agent reads without a
 // description: Playwright MCP's own (element, ref, text, textGone, url,
-// values, accept, fullPage, doubleClick), those the server's instructions
+// values, accept, fullPage, doubleClick, and a drag's startElement and
+// endElement, its element twice), those the server's instructions
 // explain once (page, snapshotId, snapshot), target, described in
 // browser_click, and
 // the ARIA terms role and name.
@@ -75,6 +76,7 @@ var selfExplained = map[string]bool{
 	"snapshot": true, "page": true, "element": true, "ref": true, "snapshotId": true, "target": true, "text": true, "textGone": true, "url": true,
 	"urlIncludes": true, "values": true, "accept": true, "fullPage": true, "doubleClick": true, "errorsOnly": true, "params": true,
 	"dx": true, "dy": true, "idempotencyKey": true, "role": true, "name": true,
+	"startElement": true, "endElement": true,
 }
 
 // checkDescribed walks a schema's properties: each must say what it is,

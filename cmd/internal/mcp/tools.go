@@ -119,6 +119,7 @@ func (s *Server) addTools() {
 		nil, s.cdp)
 	s.addVerbTools(read, control)       // history, scroll, probe, downloads (tools_verbs.go)
 	s.addPlaywrightTools(read, control) // resize, media, the vision group (tools_playwright.go)
+	s.addParityTools()                  // drag, drop, one request (tools_parity.go)
 }
 
 // ---------------------------------------------------------------- helpers

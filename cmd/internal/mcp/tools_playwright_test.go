@@ -311,7 +311,7 @@ func newFrameEventServer(t *testing.T) *frameEventServer {
 		}
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, `<!doctype html><body style="margin:0;height:3000px;background:#ff00ff"><script>
-for (const t of ["mousemove", "mousedown", "mouseup", "click", "wheel", "contextmenu"])
+for (const t of ["mousemove", "mousedown", "mouseup", "click", "wheel", "contextmenu", "dragenter", "dragover", "drop"])
   addEventListener(t, () => fetch("/ev?t=" + t), true);
 fetch("/ev?t=loaded");</script>`)
 	}))

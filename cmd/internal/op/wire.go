@@ -60,6 +60,9 @@ type ActionResult struct {
 	Scroll   *ScrollState      `json:"scroll,omitempty"`
 	Viewport *Viewport         `json:"viewport,omitempty"`
 	Media    map[string]string `json:"media,omitempty"`
+	// Dropped: whether the page took the drop of a drag or drop that
+	// delivered HTML drag events (nil: none were delivered).
+	Dropped *bool `json:"dropped,omitempty"`
 	// Navigation, NewTab and Download report what the action caused, each
 	// only when it happened.
 	Navigation *Navigation    `json:"navigation,omitempty"`

@@ -107,6 +107,7 @@ func (r *Runner) serveOps(rt *localapi.Routes) {
 		return p.surf.EmulateMedia(ctx, in.Media)
 	})
 	servePageOp(s, op.Probe, s.probe)
+	serveParity(s) // drag, drop, one request's details (parity_ops.go)
 	serveReads(s)
 	serveRunnerOps(s) // the browser's and the Runner's (browser_ops.go)
 	if missing := s.unserved(); len(missing) > 0 {
@@ -330,7 +331,7 @@ func wireAction(a surface.ActionResult) op.ActionResult {
 	w := op.ActionResult{
 		Action: a.Action, Role: a.Role, Tag: a.Tag, Rebound: a.Rebound, NoOp: a.NoOp,
 		Requested: a.Requested, Delivered: a.Delivered, Length: a.Length,
-		Checked: a.Checked, Selected: a.Selected, Files: a.Files, Media: a.Media,
+		Checked: a.Checked, Selected: a.Selected, Files: a.Files, Media: a.Media, Dropped: a.Dropped,
 		Scroll:     mapPtr(a.Scroll, func(v surface.ScrollState) op.ScrollState { return op.ScrollState(v) }),
 		Viewport:   mapPtr(a.Viewport, func(v surface.Viewport) op.Viewport { return op.Viewport(v) }),
 		Navigation: mapPtr(a.Navigation, func(v surface.Navigation) op.Navigation { return op.Navigation(v) }),
