@@ -47,6 +47,7 @@ type cmdOptions struct {
 	uploadDir     string
 	caps          string
 	secrets       []string
+	http          httpFlags
 }
 
 // NewCmdMCP is `webcodex mcp`: the MCP server over stdio. It lives here,
@@ -78,7 +79,12 @@ Safety flags (the owner's decisions; no tool argument changes them):
 
 --caps turns on tool groups an agent rarely needs (listed only when on, as in
 Playwright MCP): vision (coordinate mouse tools), pdf (save the page as PDF),
-devtools (raw CDP, probing), or all.`,
+devtools (raw CDP, probing), or all.
+
+--http ADDR serves MCP's Streamable HTTP transport at http://ADDR/mcp instead of
+stdio (loopback unless --http-remote), each HTTP session its own MCP session with
+its own browsers. Every request carries the bearer token you made:
+--http-token-file FILE (yours, 0600) or $WEBCODEX_MCP_TOKEN.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return runServer(f, o) },
 	}
@@ -91,6 +97,7 @@ devtools (raw CDP, probing), or all.`,
 	fl.StringVar(&o.uploadDir, "upload-dir", os.Getenv("WEBCODEX_UPLOAD_DIR"), "the one directory files may be uploaded from (unset: uploads refused)")
 	fl.StringVar(&o.caps, "caps", "", "comma-separated tool groups to list: vision, pdf, devtools, or all")
 	fl.StringArrayVar(&o.secrets, "secret", nil, "NAME=env:VAR@ORIGIN[,ORIGIN] or NAME=file:PATH@ORIGIN: typed as {{secret.NAME}}, never shown (repeatable)")
+	o.http.add(fl)
 	cmd.AddCommand(newCmdApprove(f))
 	return cmd
 }
@@ -105,6 +112,9 @@ func newSession() string {
 
 // runServer serves until the client disconnects (stdin closes) or a signal.
 func runServer(f *cmdutil.Factory, o cmdOptions) error {
+	if o.http.addr != "" {
+		return runHTTP(f, o)
+	}
 	scopes, err := ParseScopes(o.scopes)
 	if err != nil {
 		return &cmdutil.UsageError{Err: err}
