@@ -8,14 +8,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
 // NewCmdDiscover says what can be launched or attached here, including the
 // tabs people shared from the webcodex extension and nobody attached yet.
 func NewCmdDiscover(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "discover",
-		Short: "What can be launched or attached here, and the tabs shared from the extension (attach --offer ID)",
+		Use:   op.Discover.CLI.Use,
+		Short: op.Discover.CLI.Short,
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
 			res, err := call(f, localapi.Discover, struct{}{})

@@ -299,8 +299,8 @@ const stopWait = 10 * time.Second
 // none running there is nothing to do, which is success.
 func NewCmdStop(f *Factory) *cobra.Command {
 	return &cobra.Command{
-		Use:   "stop",
-		Short: "Stop the background Runner; returns after owned browsers have closed",
+		Use:   op.Stop.CLI.Use,
+		Short: op.Stop.CLI.Short,
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
 			ctx, cancel := context.WithTimeout(context.Background(), defaultTimeout)

@@ -12,9 +12,9 @@ import (
 // (package op): the Runner's routes still declared in localapi, and the
 // verbs that are the CLI's own. A verb in neither is refused.
 var legacyVerbs = []string{
-	"version", "launch", "pages", "open", "goto", "read", "screenshot", "eval", "close", "stop", "demo",
+	"version", "launch", "pages", "open", "goto", "read", "screenshot", "eval", "close", "demo",
 	"attach", "approve", "reconnect", "snapshot", "wait", "close-page", "dialog",
-	"back", "forward", "reload", "tabs", "downloads", "handover", "activate", "serve",
+	"back", "forward", "reload", "tabs", "downloads", "handover", "activate", "serve", "bridge",
 	"help", "completion",
 }
 
@@ -22,7 +22,9 @@ var legacyVerbs = []string{
 // operation of the table, with its declared use line and help, or a legacy
 // verb; every verb the table declares is in the tree once.
 func TestVerbsAreTheTable(t *testing.T) {
-	root := NewRootCmd(&Factory{IO: cmdutil.IO{}})
+	f := &Factory{IO: cmdutil.IO{}}
+	root := NewRootCmd(f)
+	root.AddCommand(NewCmdDiscover(f), NewCmdBridge(f)) // as the binary adds them (main.go)
 	declared := map[string]*op.Verb{}
 	for _, d := range op.All() {
 		if v := d.Declared().CLI; v != nil {

@@ -35,41 +35,32 @@ type LaunchRequest struct {
 	Keep bool `json:"keep,omitempty"`
 }
 
-// BrowserInfo describes one browser. It never holds ports, URLs or paths (op.BrowserInfo).
+// BrowserInfo is op.BrowserInfo.
 type BrowserInfo = op.BrowserInfo
 
-// EndSessionResult reports the end of an MCP session.
-type EndSessionResult struct {
-	Ended int `json:"ended"` // browsers closed or detached
-}
+// EndSessionResult is op.EndSessionResult.
+type EndSessionResult = op.EndSessionResult
 
-// PageInfo describes one page (op.PageInfo).
+// PageInfo is op.PageInfo.
 type PageInfo = op.PageInfo
 
-// Status is the Runner's state (op.RunnerStatus).
+// Status is op.RunnerStatus.
 type Status = op.RunnerStatus
 
-// RunnerInfo describes the Runner process (op.RunnerInfo).
+// RunnerInfo is op.RunnerInfo.
 type RunnerInfo = op.RunnerInfo
 
-// Availability is whether something is supported here, and why not (op.Availability).
+// Availability is op.Availability.
 type Availability = op.Availability
 
-// Sandbox is whether owned browsers run sandboxed (op.Sandbox).
+// Sandbox is op.Sandbox.
 type Sandbox = op.Sandbox
 
-// PingResult is the answer to ping: the Runner answers, and with what (op.PingResult).
+// PingResult is op.PingResult.
 type PingResult = op.PingResult
 
-// StopResult reports a stop: the Runner closed its owned browsers and
-// detached from attached ones before answering.
-type StopResult struct {
-	Stopped        bool `json:"stopped"`        // false: no Runner was running
-	BrowsersClosed int  `json:"browsersClosed"` // owned browsers closed, attached ones detached
-	// AuditHead is the audit trail's head hash after the stop: `webcodex
-	// audit verify --head` finds a later cut against it.
-	AuditHead string `json:"auditHead,omitempty"`
-}
+// StopResult is op.StopResult.
+type StopResult = op.StopResult
 
 // PagesResult lists a browser's pages.
 type PagesResult struct {
@@ -168,7 +159,7 @@ type CloseResult struct {
 	AuditHead string `json:"auditHead,omitempty"`
 }
 
-// Target is a semantic element target (op.Target).
+// Target is op.Target.
 type Target = op.Target
 
 // AttachRequest attaches to a person's running browser.
@@ -283,37 +274,14 @@ type CDPRequest struct {
 	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 }
 
-// DiscoverResult says, honestly, what can be launched and attached on this
-// machine. It never holds paths, ports or URLs.
-type DiscoverResult struct {
-	Launch          LaunchAvailability `json:"launch"`
-	ManagedProfiles []string           `json:"managedProfiles"`
-	Attach          []AttachCandidate  `json:"attachCandidates"`
-	// ExtensionBridge reports whether attaching through the extension bridge
-	// is available: installed, and this Runner listens for it.
-	ExtensionBridge bool `json:"extensionBridge"`
-	// Offers are the tabs people shared from the extension, waiting to be
-	// attached (attach --offer ID).
-	Offers []BridgeOffer `json:"offers"`
-}
+// DiscoverResult is op.DiscoverResult.
+type DiscoverResult = op.DiscoverResult
 
-// LaunchAvailability says whether an owned browser can be launched.
-type LaunchAvailability struct {
-	Available bool   `json:"available"`
-	Product   string `json:"product,omitempty"` // chromium, chrome, edge
-	Visible   bool   `json:"visible"`           // a display is present for a visible (headed) browser
-	Reason    string `json:"reason,omitempty"`  // why not, and what to do
-}
+// LaunchAvailability is op.LaunchAvailability.
+type LaunchAvailability = op.LaunchAvailability
 
-// AttachCandidate is a browser profile of this user that webcodex could
-// attach to, named by a stable label rather than its path.
-type AttachCandidate struct {
-	Name    string `json:"name"`    // e.g. "google-chrome", "chromium"
-	Product string `json:"product"` // chrome, chromium, edge
-	// State is not_running, debugging_off or ready.
-	State string `json:"state"`
-	Next  string `json:"next"` // what the person or agent does next
-}
+// AttachCandidate is op.AttachCandidate.
+type AttachCandidate = op.AttachCandidate
 
 // DialogRequest reports the page's open JavaScript dialog, or answers it
 // when Accept is set: accept (true) or dismiss.
@@ -332,7 +300,7 @@ type SnapshotResult struct {
 	op.Snapshot
 }
 
-// ActResult is what one page action did (op.ActResult).
+// ActResult is op.ActResult.
 type ActResult = op.ActResult
 
 // DialogResult is the page's dialog (null when none is open) and, when
@@ -350,10 +318,10 @@ type WaitResult struct {
 }
 
 // DiagResult is one bounded read of the console or network log
-// (op.DiagResult).
+// DiagResult is op.DiagResult.
 type DiagResult = op.DiagResult
 
-// ProbeResult is one action and its observed effect (op.ProbeResult).
+// ProbeResult is op.ProbeResult.
 type ProbeResult = op.ProbeResult
 
 // ClosePageResult reports a closed page.

@@ -10,7 +10,7 @@ import (
 // legacyTools are the MCP tools not yet derived from the operation table
 // (package op): each is to move there. A tool in neither is refused.
 var legacyTools = []string{
-	"browser_launch", "browser_attach", "browser_discover", "browser_reconnect", "browser_close", "browser_adopt",
+	"browser_launch", "browser_attach", "browser_reconnect", "browser_close", "browser_adopt",
 	"browser_navigate", "browser_snapshot", "browser_wait_for", "browser_take_screenshot", "browser_evaluate",
 	"browser_handle_dialog", "browser_tabs", "browser_cdp",
 	"browser_navigate_back", "browser_navigate_forward", "browser_reload", "browser_downloads", "browser_find", "browser_pdf_save",

@@ -45,9 +45,7 @@ func (s *Server) addTools() {
 	addTool(s, toolSpec{name: "browser_attach", anyOf: control,
 		desc: "Attach to the person's running Chrome or Edge, or a tab they shared, if the owner allows it and the person approves."},
 		nil, s.attach)
-	addTool(s, toolSpec{name: "browser_discover", anyOf: read, readOnly: true, closedWorld: true,
-		desc: "What can be launched or attached here: managed profiles, installed browsers with their next step, shared tabs."},
-		nil, s.discover)
+	opTool(s, &op.Discover.Meta, "browser_discover", nil, s.discover)
 	opTool(s, &op.Status.Meta, "browser_status", nil, s.status)
 	addTool(s, toolSpec{name: "browser_reconnect", anyOf: control,
 		desc: "Reconnect an attached browser that dropped; old tab ids and refs are refused after."},

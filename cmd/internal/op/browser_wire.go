@@ -91,3 +91,75 @@ type PageInfo struct {
 	// status bound; URL and title are what was last known.
 	Unresponsive bool `json:"unresponsive,omitempty"`
 }
+
+// EndSessionResult reports the end of an MCP session.
+type EndSessionResult struct {
+	Ended int `json:"ended"` // browsers closed or detached
+}
+
+// StopResult reports a stop: the Runner closed its owned browsers and
+// detached from attached ones before answering.
+type StopResult struct {
+	Stopped        bool `json:"stopped"`        // false: no Runner was running
+	BrowsersClosed int  `json:"browsersClosed"` // owned browsers closed, attached ones detached
+	// AuditHead is the audit trail's head hash after the stop: `webcodex
+	// audit verify --head` finds a later cut against it.
+	AuditHead string `json:"auditHead,omitempty"`
+}
+
+// DiscoverResult says, honestly, what can be launched and attached on this
+// machine. It never holds paths, ports or URLs.
+type DiscoverResult struct {
+	Launch          LaunchAvailability `json:"launch"`
+	ManagedProfiles []string           `json:"managedProfiles"`
+	Attach          []AttachCandidate  `json:"attachCandidates"`
+	// ExtensionBridge reports whether attaching through the extension bridge
+	// is available: installed, and this Runner listens for it.
+	ExtensionBridge bool `json:"extensionBridge"`
+	// Offers are the tabs people shared from the extension, waiting to be
+	// attached (attach --offer ID).
+	Offers []BridgeOffer `json:"offers"`
+}
+
+// LaunchAvailability says whether an owned browser can be launched.
+type LaunchAvailability struct {
+	Available bool   `json:"available"`
+	Product   string `json:"product,omitempty"` // chromium, chrome, edge
+	Visible   bool   `json:"visible"`           // a display is present for a visible (headed) browser
+	Reason    string `json:"reason,omitempty"`  // why not, and what to do
+}
+
+// AttachCandidate is a browser profile of this user that webcodex could
+// attach to, named by a stable label rather than its path.
+type AttachCandidate struct {
+	Name    string `json:"name"`    // e.g. "google-chrome", "chromium"
+	Product string `json:"product"` // chrome, chromium, edge
+	// State is not_running, debugging_off or ready.
+	State string `json:"state"`
+	Next  string `json:"next"` // what the person or agent does next
+}
+
+// BridgeOffer is a shared tab waiting to be attached. Origin and Title are
+// set only when the caller's allowlist allows the tab's URL; the id alone
+// is always listed.
+type BridgeOffer struct {
+	ID      string    `json:"offer"`
+	Origin  string    `json:"origin,omitempty"`
+	Title   string    `json:"title,omitempty"`
+	Expires time.Time `json:"expires"`
+}
+
+// BridgeState reports the extension bridge: counts only, never a token,
+// port or URL.
+type BridgeState struct {
+	Installed bool `json:"installed"`
+	Listening bool `json:"listening"`
+	Peers     int  `json:"peers"`     // native-host connections, unverified included
+	Connected int  `json:"connected"` // authenticated native hosts
+	Offers    int  `json:"offers"`    // shared tabs waiting
+	Attached  int  `json:"attached"`  // shared tabs attached
+	// Why says why no native host is connected, when none is: from the
+	// host's own record of its last start, and the installed manifest.
+	Why  string `json:"why,omitempty"`
+	Next string `json:"next,omitempty"`
+}

@@ -21,6 +21,10 @@ func serveRunnerOps(s *opServer) {
 		return op.PingResult{OK: true, Version: cmdutil.Version, Env: r.env, Sandbox: &sb}, nil
 	})
 	serveOp(s, op.Status, func(ctx context.Context, _ struct{}) (op.RunnerStatus, error) { return r.Status(ctx) })
+	serveOp(s, op.Discover, r.Discover)
+	serveOp(s, op.BridgeStatus, r.BridgeStatus)
+	serveOp(s, op.EndSession, r.EndSession)
+	serveOp(s, op.Stop, r.stop)
 }
 
 // serveOp serves the operation o, addressed to a browser, to nothing, or

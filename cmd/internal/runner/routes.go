@@ -23,7 +23,6 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Close, bounded(r, r.Close))
 	localapi.Serve(rt, localapi.Attach, bounded(r, r.Attach))
 	localapi.Serve(rt, localapi.AttachOffer, bounded(r, r.AttachOffer))
-	localapi.Serve(rt, localapi.GetBridgeStatus, r.BridgeStatus)
 	localapi.Serve(rt, localapi.Approval, r.ApprovalInfo)
 	localapi.Serve(rt, localapi.Approve, r.Approve)
 	localapi.Serve(rt, localapi.Deny, r.Deny)
@@ -33,13 +32,10 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Wait, bounded(r, r.Wait))
 	localapi.Serve(rt, localapi.ClosePage, bounded(r, r.ClosePage))
 	localapi.Serve(rt, localapi.CDP, bounded(r, r.CDP))
-	localapi.Serve(rt, localapi.Discover, r.Discover)
-	localapi.Serve(rt, localapi.EndSession, r.EndSession)
 	localapi.Serve(rt, localapi.Adopt, r.Adopt) // within the creator boundary, checked inside
-	localapi.Serve(rt, localapi.Stop, r.stop)
-	r.serveVerbs(rt)      // downloads, history, handover (verbs.go)
-	r.servePlaywright(rt) // pdf (playwright.go)
-	r.serveOps(rt)        // the operation table (ops.go)
+	r.serveVerbs(rt)                            // downloads, history, handover (verbs.go)
+	r.servePlaywright(rt)                       // pdf (playwright.go)
+	r.serveOps(rt)                              // the operation table (ops.go)
 	return rt
 }
 
