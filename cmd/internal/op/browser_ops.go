@@ -25,6 +25,6 @@ var (
 	// EndSession ends the calling MCP session: its browsers are closed or
 	// detached (or released, when kept).
 	EndSession = declare[struct{}, EndSessionResult](Meta{Name: "end_session", Scope: Read, Admit: AdmitNothing, Changes: true, Bound: ShutdownBound, Audit: NotAudited, Reveals: RevealsNothing})
-	Stop       = declare[struct{}, StopResult](Meta{Name: "stop", Scope: Launch, Admit: AdmitNothing, Changes: true, Bound: ShutdownBound, Audit: NotAudited, Reveals: RevealsNothing,
+	Stop       = declare[struct{}, StopResult](Meta{Name: "stop", Scope: Launch, Admit: AdmitNothing, Changes: true, Bound: ShutdownBound, Audit: AuditRecorded, Reveals: RevealsNothing,
 		CLI: &Verb{Name: "stop", Use: "stop", Short: "Stop the background Runner; returns after owned browsers have closed"}})
 )
