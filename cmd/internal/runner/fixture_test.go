@@ -22,6 +22,11 @@ func newTestRunner(tb testing.TB, opts Options) *Runner {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = slow.Scale(platform.DefaultStartTimeout)
 	}
+	if opts.CallBound == 0 {
+		// The product's bound holds on a user's machine; a loaded CI
+		// runner under -race is slower by the measured factor.
+		opts.CallBound = slow.Scale(DefaultCallBound)
+	}
 	r, err := New(opts)
 	if err != nil {
 		tb.Fatal(err)

@@ -34,6 +34,9 @@ func boundedRunner(t *testing.T, callBound time.Duration) *Runner {
 		t.Fatalf("Chromium is required: apt-get install -y chromium (%v)", err)
 	}
 	logs := &logSink{}
+	if callBound == 0 {
+		callBound = slow.Scale(DefaultCallBound) // the product's bound, on this machine's speed
+	}
 	r, err := New(Options{StateDir: filepath.Join(t.TempDir(), "state"), Logf: logs.logf, CallBound: callBound, StartTimeout: slow.Scale(platform.DefaultStartTimeout)})
 	if err != nil {
 		t.Fatal(err)
