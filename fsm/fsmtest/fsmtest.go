@@ -50,13 +50,13 @@ func Check[S, T ~string, F any](tb TB, s *fsm.Spec[S, T, F]) {
 		tb.Fatalf("%s: exhaustive exploration: %v", s.Name, err)
 	}
 	tb.Logf("%s: explored %d states, %d steps, depth %d, %d fact combinations", s.Name, ex.States, ex.Steps, ex.Depth, ex.FactCombos)
-	defer atLeastMinChecks()()
+	defer AtLeastMinChecks()()
 	rapid.Check(tb, func(rt *rapid.T) { Walk(rt, s, nil) })
 }
 
-// atLeastMinChecks raises -rapid.checks to [MinChecks] and returns what
+// AtLeastMinChecks raises -rapid.checks to [MinChecks] and returns what
 // puts it back.
-func atLeastMinChecks() (restore func()) {
+func AtLeastMinChecks() (restore func()) {
 	if f := flag.Lookup("rapid.checks"); f != nil {
 		if n, err := strconv.Atoi(f.Value.String()); err == nil && n < MinChecks {
 			_ = f.Value.Set(strconv.Itoa(MinChecks))

@@ -93,7 +93,7 @@ func runWalk(t *testing.T, s *fsm.Spec[toyState, toyTrigger, toyFacts]) (bool, s
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		defer atLeastMinChecks()()
+		defer AtLeastMinChecks()()
 		rapid.Check(rec, func(rt *rapid.T) { Walk(rt, s, nil) })
 	}()
 	<-done

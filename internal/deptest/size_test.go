@@ -50,8 +50,6 @@ var longFunctions = map[string]string{
 	"fsm.Tracker.Fire": "the property checks' one step (model agreement, bounded, no replay, generations, " +
 		"revocation, single flight) that scripts/mutate's property seeds patch; split it with their patches",
 	// Rewritten by other items of issue 20 this round; split there.
-	"cmd/internal/runner.Runner.Launch": "the owned launch's steps in order, each with its abort; item 3 turns the " +
-		"aborts into the attachment machine's declared teardown",
 	"cmd/internal/mcp.Server.addTools": "tools outside the operation table registered by hand; item 1 derives them",
 	"cmd/internal/mcp.Server.tabs":     "the tabs tool's actions chosen by string; item 1 gives each its declaration",
 	"cmd/internal/mcp.Server.waitFor":  "the wait tool's conditions mapped by hand; item 1 derives them",

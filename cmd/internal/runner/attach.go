@@ -21,7 +21,6 @@ import (
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/fsm"
-	"github.com/webcodex/webcodex/lease"
 	"github.com/webcodex/webcodex/platform"
 )
 
@@ -238,15 +237,12 @@ func (r *Runner) Attach(ctx context.Context, req localapi.AttachRequest) (res lo
 		done: make(chan struct{}), stop: make(chan struct{}), ep: e, grant: grant, gate: gate, allowEvaluate: req.AllowEvaluate, req: req}
 	a := newAttachedBrowser(b)
 	b.life = a
-	if err := r.connectUnderConsent(ctx, b); err != nil {
-		if _, ferr := b.fire(ctx, lease.AttachFailed); ferr != nil {
-			err = errors.Join(err, ferr)
-		}
-		return localapi.AttachResult{}, err
+	err = r.connectUnderConsent(ctx, b)
+	if err == nil {
+		err = r.register(ctx, b)
 	}
-	if err := r.register(ctx, b); err != nil {
-		b.c().Close() // detach: the Runner is stopping
-		if _, ferr := b.fire(ctx, lease.AttachFailed); ferr != nil {
+	if err != nil { // failed: release_attachment closes what the attempt opened
+		if ferr := a.teardown(ctx); ferr != nil {
 			err = errors.Join(err, ferr)
 		}
 		return localapi.AttachResult{}, err

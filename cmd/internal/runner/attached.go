@@ -31,6 +31,7 @@ func newAttachedBrowser(b *Browser) *attachedBrowser {
 	a.m = fsm.NewOwner(lease.ExternalAttachmentSpec, attachmentEffects{
 		lease.EffectReconnect:      a.startReconnect,
 		lease.EffectDetachDebugger: a.detachDebugger,
+		lease.EffectRelease:        b.release,
 	})
 	a.coord = reconnect.NewCoordinator(a.reconnectHooks(), &b.gens)
 	return a
@@ -104,7 +105,10 @@ func (a *attachedBrowser) detachDebugger(ctx context.Context, _ attachmentStep) 
 	return "", nil
 }
 
-func (a *attachedBrowser) teardown(ctx context.Context) { a.b.fireOrLog(ctx, lease.AttachClose) }
+// teardown is lease.DetachTeardown: detach the debugger, then release.
+func (a *attachedBrowser) teardown(ctx context.Context) error {
+	return a.b.tearDown(ctx, lease.DetachTeardown)
+}
 
 // lostReason: an attached browser is lost only when its connection went
 // and the reconnect machine gave up.

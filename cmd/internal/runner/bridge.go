@@ -208,8 +208,7 @@ func (r *Runner) AttachOffer(ctx context.Context, req localapi.AttachOfferReques
 	b.conn = cdp.NewConn(sock, cdp.ConnOptions{})
 	b.mu.Unlock()
 	if err := r.register(ctx, b); err != nil {
-		b.c().Close() // detaches: the tab is the person's
-		if _, ferr := b.fire(ctx, lease.AttachFailed); ferr != nil {
+		if ferr := b.life.teardown(ctx); ferr != nil { // releases the socket: the tab is the person's
 			err = errors.Join(err, ferr)
 		}
 		return localapi.AttachResult{}, err
@@ -240,6 +239,7 @@ func newSharedTab(b *Browser, sock *bridge.Socket) *sharedTab {
 	s.m = fsm.NewOwner(lease.SharedTabSpec, attachmentEffects{
 		lease.EffectRetirePages:    s.retirePages,
 		lease.EffectDetachDebugger: s.detachDebugger,
+		lease.EffectRelease:        b.release,
 	})
 	return s
 }
@@ -287,7 +287,10 @@ func (s *sharedTab) detachDebugger(ctx context.Context, _ attachmentStep) (lease
 	return "", nil
 }
 
-func (s *sharedTab) teardown(ctx context.Context) { s.b.fireOrLog(ctx, lease.AttachClose) }
+// teardown is lease.DetachTeardown: detach the debugger, then release.
+func (s *sharedTab) teardown(ctx context.Context) error {
+	return s.b.tearDown(ctx, lease.DetachTeardown)
+}
 
 func (s *sharedTab) reconnect(context.Context) (reconnect.Result, error) {
 	return reconnect.Result{}, fsm.Refuse(fsm.RouteUnavailable, "a tab shared from the extension does not reconnect: the person shares it again")

@@ -149,63 +149,19 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 		}
 		lopts.UserDataDir, o.procLease = dir, lk
 	}
-	// What a launch makes in the temporary directory (the ephemeral
-	// profile, the browser's TMPDIR) lives in one directory, recorded
-	// before the browser starts: what a Runner killed mid-launch leaves,
-	// the next Runner reclaims.
-	removeProfile := func() string {
-		if lopts.RemoveUserDataDir {
-			return lopts.UserDataDir
-		}
-		return ""
-	}
-	launchDir, err := platform.ShortTempDir("webcodex-", platform.TempParentRoom)
-	if err != nil {
-		o.release(removeProfile())
-		return localapi.BrowserInfo{}, fmt.Errorf("runner: temporary directory: %w", err)
-	}
-	o.launchDir, lopts.TempParent = launchDir, launchDir
-	o.record = r.writeRecord(o, lopts)
-	if lopts.RemoveUserDataDir {
-		lopts.UserDataDir = filepath.Join(launchDir, "profile")
-		if err := os.Mkdir(lopts.UserDataDir, 0o700); err != nil {
-			o.release(removeProfile())
-			return localapi.BrowserInfo{}, fmt.Errorf("runner: temporary profile: %w", err)
-		}
-	}
-	lopts.Headless = b.headless
-	if !b.headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
-		o.release(removeProfile())
-		return localapi.BrowserInfo{}, fsm.Refuse(fsm.RequiresSetup, "a visible browser needs a display; pass --headless")
-	}
-	switch {
-	case b.gate.OpenWeb():
-	case platform.PrivateNetwork().Enabled:
-		// The proxy serves the listener the launch hands back.
-		lopts.PrivateNetwork = true
-		lopts.ExtraArgs = append(lopts.ExtraArgs, netguard.ProxyLaunchArgs(platform.PrivateNetworkProxyAddr)...)
-	default:
-		egress, err := netguard.StartProxy(b.gate)
-		if err != nil {
-			o.release(removeProfile())
-			return localapi.BrowserInfo{}, err
-		}
-		o.egress = egress
-		lopts.ExtraArgs = append(lopts.ExtraArgs, netguard.ProxyLaunchArgs(egress.Addr())...)
-	}
-	// The launch's failure and every abort below fire failed: its effect,
-	// reap_process_tree, leaves no process of the group behind.
+	// From here every failure aborts into the machine's declared teardown:
+	// failed reaps what started (reap_process_tree), then
+	// release_attachment frees what the launch made so far.
 	abort := func(err error) (localapi.BrowserInfo, error) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		defer cancel()
-		if c := b.c(); c != nil {
-			c.Close()
-		}
-		if _, ferr := b.fire(cctx, lease.AttachFailed); ferr != nil {
+		if ferr := o.teardown(cctx); ferr != nil {
 			err = errors.Join(err, ferr)
 		}
-		o.release(removeProfile())
 		return localapi.BrowserInfo{}, err
+	}
+	if err := o.prepareLaunch(&lopts); err != nil {
+		return abort(err)
 	}
 	proc, err := platform.Launch(ctx, lopts)
 	if err != nil {
@@ -228,6 +184,47 @@ func (r *Runner) Launch(ctx context.Context, req localapi.LaunchRequest) (bi loc
 	}
 	r.logf("runner: launched browser %s (%s)", b.id, b.mode())
 	return b.info(ctx), nil
+}
+
+// prepareLaunch makes what the browser is started with: the launch
+// directory, the orphan record, an ephemeral profile and the egress proxy
+// (each freed by release_attachment, whatever fails after).
+func (o *ownedBrowser) prepareLaunch(lopts *platform.LaunchOptions) error {
+	// What a launch makes in the temporary directory (the ephemeral
+	// profile, the browser's TMPDIR) lives in one directory, recorded
+	// before the browser starts: what a Runner killed mid-launch leaves,
+	// the next Runner reclaims.
+	launchDir, err := platform.ShortTempDir("webcodex-", platform.TempParentRoom)
+	if err != nil {
+		return fmt.Errorf("runner: temporary directory: %w", err)
+	}
+	o.launchDir, lopts.TempParent = launchDir, launchDir
+	o.record = o.b.r.writeRecord(o, *lopts)
+	if lopts.RemoveUserDataDir {
+		lopts.UserDataDir = filepath.Join(launchDir, "profile")
+		if err := os.Mkdir(lopts.UserDataDir, 0o700); err != nil {
+			return fmt.Errorf("runner: temporary profile: %w", err)
+		}
+	}
+	lopts.Headless = o.b.headless
+	if !o.b.headless && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+		return fsm.Refuse(fsm.RequiresSetup, "a visible browser needs a display; pass --headless")
+	}
+	switch {
+	case o.b.gate.OpenWeb():
+	case platform.PrivateNetwork().Enabled:
+		// The proxy serves the listener the launch hands back.
+		lopts.PrivateNetwork = true
+		lopts.ExtraArgs = append(lopts.ExtraArgs, netguard.ProxyLaunchArgs(platform.PrivateNetworkProxyAddr)...)
+	default:
+		egress, err := netguard.StartProxy(o.b.gate)
+		if err != nil {
+			return err
+		}
+		o.egress = egress
+		lopts.ExtraArgs = append(lopts.ExtraArgs, netguard.ProxyLaunchArgs(egress.Addr())...)
+	}
+	return nil
 }
 
 // register moves a connected browser to ready, lists it, adopts its pages
@@ -509,27 +506,19 @@ func (r *Runner) Close(ctx context.Context, req localapi.BrowserRequest) (locala
 	return localapi.CloseResult{Browser: b.id, Mode: b.mode(), Teardown: string(b.state()), AuditHead: head}, nil
 }
 
-// closeBrowser tears b down once, by its kind's machine (owned: Browser.close,
-// then reap the process tree; attached: detach), then frees what every kind
-// holds: the connection, the download jail, the pages, the gates and the
-// registry entry. Every goroutine of b has ended when it returns.
+// closeBrowser tears b down once, by its kind's declared teardown (owned:
+// Browser.close, reap the process tree; attached: detach; then every kind
+// releases the connection, the download jail, the pages, the gates and the
+// registry entry, and an owned browser what its launch made). Every
+// goroutine of b has ended when it returns.
 func (r *Runner) closeBrowser(ctx context.Context, b *Browser) {
 	b.closing.Do(func() {
 		defer close(b.done)
 		close(b.stop)
 		b.life.stop() // its watcher has ended: the machine is at rest
-		b.life.teardown(ctx)
-		b.c().Close()
-		b.dl.Close()
-		b.retirePages()
-		r.mu.Lock()
-		delete(r.browsers, b.id)
-		r.mu.Unlock()
-		r.gates.Forget(b.id)
-		if o, ok := b.life.(*ownedBrowser); ok {
-			o.release("") // an ephemeral profile is inside the launch directory
+		if err := b.life.teardown(ctx); err != nil {
+			r.logf("runner: browser %s: %s", b.id, refusalCode(err))
 		}
-		r.logf("runner: browser %s %s", b.id, b.state())
 	})
 	<-b.done
 	b.watchWG.Wait()

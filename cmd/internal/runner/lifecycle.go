@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
@@ -30,9 +31,12 @@ type lifecycle interface {
 	// owned browser, the process); stop ends it and waits for it.
 	start()
 	stop()
-	// teardown fires the machine's close (the browser's goroutines have
-	// ended); how it ended is the machine's final state.
-	teardown(ctx context.Context)
+	// teardown drives the machine through its kind's declared teardown
+	// (lease.OwnedTeardown, lease.DetachTeardown) to its terminal state,
+	// the edges' effects freeing what the browser held; how it ended is the
+	// machine's final state. It is also how an aborted launch or attach
+	// frees what it made.
+	teardown(ctx context.Context) error
 	// lostReason says why the machine is in lost, read from the step that
 	// took it there or from the connection's own reason.
 	lostReason() string
@@ -127,11 +131,36 @@ func (b *Browser) fire(ctx context.Context, t lease.AttachTrigger) (attachmentSt
 	return step, err
 }
 
-// fireOrLog is fire for a teardown's last move, after which nothing
-// depends on the machine's answer: a refusal is logged, and then no
-// effect ran.
-func (b *Browser) fireOrLog(ctx context.Context, t lease.AttachTrigger) {
-	if _, err := b.fire(ctx, t); err != nil {
-		return // logged by fire
+// tearDown runs b's machine through next, its kind's declared teardown,
+// to its terminal state: the owner fires, stops when the machine refuses,
+// and runs only the effects the edges declare (close or detach, reap,
+// release_attachment), each once. A machine torn down already fires
+// nothing.
+func (b *Browser) tearDown(ctx context.Context, next map[lease.AttachState]lease.AttachTrigger) error {
+	_, err := b.life.machine().Run(ctx, next, func(error) lease.AttachTrigger { return "" })
+	if err != nil {
+		return fmt.Errorf("runner: browser teardown in %s: %w", b.state(), err)
 	}
+	return nil
+}
+
+// release is release_attachment, the edge into every kind's terminal
+// state: the connection, the download jail, the pages, the registry entry
+// and the mutation gates go. The machine takes one edge into its terminal
+// state, so this runs once.
+func (b *Browser) release(_ context.Context, step attachmentStep) (lease.AttachTrigger, error) {
+	if c := b.c(); c != nil {
+		c.Close()
+	}
+	b.mu.Lock()
+	dl := b.dl
+	b.mu.Unlock()
+	dl.Close()
+	b.retirePages()
+	b.r.mu.Lock()
+	delete(b.r.browsers, b.id)
+	b.r.mu.Unlock()
+	b.r.gates.Forget(b.id)
+	b.r.logf("runner: browser %s %s", b.id, step.To)
+	return "", nil
 }

@@ -41,6 +41,7 @@ func newOwnedBrowser(b *Browser) *ownedBrowser {
 	o.m = fsm.NewOwner(lease.OwnedAttachmentSpec, attachmentEffects{
 		lease.EffectReap:         o.reap,
 		lease.EffectCloseBrowser: o.closeBrowser,
+		lease.EffectRelease:      o.release,
 	})
 	return o
 }
@@ -61,8 +62,9 @@ func (o *ownedBrowser) stop()  { o.w.end() }
 const lostExitWait = 5 * time.Second
 
 // watch moves the browser to lost when its process exits or its pipe
-// drops; the edge's effect reaps what is left of its group, and it stays
-// listed, lost with the reason, until someone closes it.
+// drops; the edge's effect reaps what is left of its group (and closes the
+// pipe and the page surfaces with it), and it stays listed, lost with the
+// reason, until someone closes it.
 func (o *ownedBrowser) watch() {
 	b := o.b
 	trigger := lease.AttachExited
@@ -87,24 +89,26 @@ func (o *ownedBrowser) watch() {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, err := b.fire(ctx, trigger); err != nil {
-		return // closing already: teardown reaps
-	}
-	b.c().Close()
-	for _, p := range b.pageList() {
-		p.surf.Close()
+		return // refused (logged by fire): closing already, and teardown reaps
 	}
 }
 
-// reap is reap_process_tree: no process of the group remains. A launch
-// that failed before its process ran has none (platform.Launch reaped what
-// it started); after close_browser it only waits for that teardown, since
-// Close runs once.
+// reap is reap_process_tree: no process of the group remains, and the pipe
+// and the page surfaces go with it. A launch that failed before its process
+// ran has none (platform.Launch reaped what it started); after
+// close_browser it only waits for that teardown, since Close runs once.
 func (o *ownedBrowser) reap(ctx context.Context, _ attachmentStep) (lease.AttachTrigger, error) {
-	if o.proc == nil {
-		return "", nil
+	b := o.b
+	if o.proc != nil {
+		if err := o.proc.Close(ctx, nil); err != nil {
+			b.r.logf("runner: browser %s: reaping its processes: %s", b.id, refusalCode(err))
+		}
 	}
-	if err := o.proc.Close(ctx, nil); err != nil {
-		o.b.r.logf("runner: browser %s: reaping its processes: %s", o.b.id, refusalCode(err))
+	if c := b.c(); c != nil {
+		c.Close()
+	}
+	for _, p := range b.pageList() {
+		p.surf.Close()
 	}
 	return "", nil
 }
@@ -125,23 +129,21 @@ func (o *ownedBrowser) closeBrowser(ctx context.Context, _ attachmentStep) (leas
 	return lease.AttachClosedDone, nil
 }
 
-// teardown closes a ready browser (Browser.close, then reap), or finishes
-// one that is lost; a process that exited unnoticed is first moved to lost.
-// The egress proxy goes in release, after the browser.
-func (o *ownedBrowser) teardown(ctx context.Context) {
-	b := o.b
+// teardown is lease.OwnedTeardown: a ready browser is closed
+// (Browser.close, reap), a lost one or a failed launch finished, and then
+// release_attachment frees what it held. A process that exited unnoticed
+// is first moved to lost, so the machine says so.
+func (o *ownedBrowser) teardown(ctx context.Context) error {
 	if o.m.State() == lease.AttachReady {
 		select {
 		case <-o.proc.Exited():
-			if _, err := b.fire(ctx, lease.AttachExited); err != nil {
-				return // logged; release frees what is left
+			if _, err := o.b.fire(ctx, lease.AttachExited); err != nil {
+				return err
 			}
 		default:
 		}
 	}
-	// A refusal (logged) means the machine ran no effect, and nothing else
-	// may: what is left is freed by release.
-	b.fireOrLog(ctx, lease.AttachClose)
+	return o.b.tearDown(ctx, lease.OwnedTeardown)
 }
 
 // lostReason is read from the step that took the machine to lost: the
@@ -161,22 +163,23 @@ func (o *ownedBrowser) mode() string {
 	return localapi.ModeEphemeral
 }
 
-// release undoes what the launch prepared: the egress proxy, the profile
-// lease, the temporary directories and the orphan record.
-func (o *ownedBrowser) release(removeProfile string) {
+// release is release_attachment for an owned browser: what every kind
+// holds (Browser.release), then what the launch made: the egress proxy,
+// the profile lease, the temporary directory (an ephemeral profile is
+// inside it) and the orphan record.
+func (o *ownedBrowser) release(ctx context.Context, step attachmentStep) (lease.AttachTrigger, error) {
+	o.b.release(ctx, step)
 	if o.egress != nil {
 		o.egress.Close()
 	}
 	if o.procLease != nil {
 		o.procLease.Release()
 	}
-	if removeProfile != "" {
-		os.RemoveAll(removeProfile)
-	}
 	if o.launchDir != "" {
 		os.RemoveAll(o.launchDir)
 	}
 	o.b.r.removeRecord(o.record)
+	return "", nil
 }
 
 func (o *ownedBrowser) reconnect(context.Context) (reconnect.Result, error) {
