@@ -14,9 +14,9 @@ var pinnedExplorations = map[string]struct{ States, Steps int }{
 	"approval_request":      {17, 124},
 	"grant":                 {46, 232},
 	"reconnect":             {17518, 310936}, // +401 states: cancelled reached from ready and ready_for_rebind (issue 20: a session end at rest)
-	"attachment_owned":      {6, 36},
-	"attachment_external":   {27, 150},
-	"attachment_shared_tab": {6, 24},
+	"attachment_owned":      {8, 56},
+	"attachment_external":   {35, 224},
+	"attachment_shared_tab": {7, 35},
 	"process_lease":         {7, 28},
 	"extension_offer":       {4, 13},
 	"mutation_gate":         {20, 68},

@@ -2,9 +2,12 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -335,6 +338,9 @@ func TestKilledBrowserIsShownLost(t *testing.T) {
 		t.Errorf("open a page in a lost browser = %v, want %s", err, fsm.AttachmentLost)
 	}
 	waitfor.Until(t, 20*time.Second, "the lost browser's process group is reaped", func() bool { return !platform.GroupAlive(procOf(b).PGID()) })
+	if n := releases(b); n != 0 {
+		t.Fatalf("release_attachment ran %d times before the lost browser was closed", n)
+	}
 	if _, err := r.Close(ctx, localapi.BrowserRequest{Browser: bi.ID}); err != nil {
 		t.Fatalf("close a lost browser: %v", err)
 	}
@@ -342,4 +348,27 @@ func TestKilledBrowserIsShownLost(t *testing.T) {
 	if len(st.Browsers) != 0 {
 		t.Errorf("after close: %+v", st.Browsers)
 	}
+	// The lost browser's teardown is the machine's: lost --close--> closed
+	// ran release_attachment once, which removed what the launch made.
+	o := b.life.(*ownedBrowser)
+	for _, path := range []string{o.launchDir, o.record} {
+		if _, err := os.Stat(path); path != "" && !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the lost browser's launch left something behind its close (%v)", err)
+		}
+	}
+	r.closeBrowser(ctx, b) // a second teardown fires nothing
+	if n := releases(b); n != 1 || b.state() != lease.AttachClosed {
+		t.Errorf("release_attachment ran %d times, machine in %s; want once, closed", n, b.state())
+	}
+}
+
+// releases counts the release_attachment effects b's machine returned.
+func releases(b *Browser) int {
+	n := 0
+	for _, rec := range b.life.machine().Trace() {
+		if rec.Effect == string(lease.EffectRelease) {
+			n++
+		}
+	}
+	return n
 }
