@@ -473,6 +473,8 @@ type layout struct {
 	Visual     [3]float64 // visual viewport offset and scale
 	Frames     []shotFrame
 	Backdrops  []rect
+	// Secrets are the boxes of password fields, masked in every capture.
+	Secrets []rect
 }
 
 // shotFrame is one cross-origin frame in a sample.
@@ -514,6 +516,12 @@ type frameBoxes struct {
 		W float64 `json:"w"`
 		H float64 `json:"h"`
 	} `json:"backdrops"`
+	Secrets []struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+		W float64 `json:"w"`
+		H float64 `json:"h"`
+	} `json:"secrets"`
 	VW      float64 `json:"vw"`
 	VH      float64 `json:"vh"`
 	ScrollX float64 `json:"scrollX"`
@@ -601,6 +609,9 @@ func (p *Page) layoutIn(ctx context.Context, w *world, idx frameIndex, l *layout
 	for _, b := range r.Backdrops {
 		l.Backdrops = append(l.Backdrops, cut(t.rect(b.X, b.Y, b.W, b.H)))
 	}
+	for _, b := range r.Secrets {
+		l.Secrets = append(l.Secrets, cut(t.rect(b.X, b.Y, b.W, b.H)))
+	}
 	for _, f := range r.Frames {
 		sf := shotFrame{Key: f.Key, Box: cut(t.rect(f.X, f.Y, f.W, f.H)), Spread: -1}
 		if f.Spread >= 0 && spread >= 0 {
@@ -651,15 +662,17 @@ func (l *layout) masks() ([]rect, error) {
 		}
 		out = append(out, f.Box.grow(f.Spread))
 	}
-	if len(out) == 0 {
-		return nil, nil
-	}
 	for _, b := range l.Backdrops {
 		for _, m := range out {
 			if !b.intersect(m).empty() {
 				out = append(out, b)
 				break
 			}
+		}
+	}
+	for _, s := range l.Secrets {
+		if !s.empty() {
+			out = append(out, s)
 		}
 	}
 	return out, nil
@@ -683,7 +696,7 @@ func (p *Page) paint(data []byte, l *layout, box *rect) ([]byte, error) {
 		return nil, fsm.Refusef(fsm.LimitExceeded, "the capture is %dx%d pixels, more than can be masked or cropped (%d); take the viewport or one element", cfg.Width, cfg.Height, maxMaskedPixels)
 	}
 	if len(masks) > 0 && l.Visual[2] != 1 {
-		return nil, fsm.Refuse(fsm.OriginDenied, "the page is pinch-zoomed and shows a frame of an origin that is not allowed, which cannot be masked at this zoom; reset the zoom")
+		return nil, fsm.Refuse(fsm.OriginDenied, "the page is pinch-zoomed and shows a frame of an origin that is not allowed or a password field, which cannot be masked at this zoom; reset the zoom")
 	}
 	src, err := png.Decode(bytes.NewReader(data))
 	if err != nil {

@@ -54,7 +54,6 @@ var longFunctions = map[string]string{
 	"cmd/internal/mcp.Server.tabs":     "the tabs tool's actions chosen by string; item 1 gives each its declaration",
 	"cmd/internal/mcp.Server.waitFor":  "the wait tool's conditions mapped by hand; item 1 derives them",
 	"cmd/internal/mcp.Server.find":     "the find tool's arguments mapped by hand; item 1 derives them",
-	"cmd/internal/mcp.actionText":      "an action's result rendered per operation by hand; item 1's table renders it",
 	"cmd/internal/runner.Runner.dialUnderPrompt": "the consent prompt's observe-and-press loop; item 2 moves it onto " +
 		"fsm.Owner's Run",
 	"cdp/surface.Page.Snapshot": "the snapshot's frame walk with its one budget; to split with the surface's " +

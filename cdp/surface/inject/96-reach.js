@@ -217,9 +217,16 @@ function frameLayout(a) {
       if (r.width > 0 && r.height > 0) backdrops.push({ x: r.left + off.x, y: r.top + off.y, w: r.width, h: r.height });
     }
   }
+  // Password fields are masked in every capture: a secret typed into one
+  // never reaches an image.
+  const secrets = [];
+  for (const el of deepQuery('input[type="password" i]')) {
+    const r = el.getBoundingClientRect(), off = frameOffset(el);
+    if (r.width > 0 && r.height > 0) secrets.push({ x: r.left + off.x, y: r.top + off.y, w: r.width, h: r.height });
+  }
   const vv = window.visualViewport;
   return {
-    frames, backdrops, vt, vw: innerWidth, vh: innerHeight, scrollX, scrollY,
+    frames, backdrops, secrets, vt, vw: innerWidth, vh: innerHeight, scrollX, scrollY,
     vvx: vv ? vv.offsetLeft : 0, vvy: vv ? vv.offsetTop : 0, vvs: vv ? vv.scale : 1,
   };
 }

@@ -33,6 +33,7 @@ func textResult(text string, fields map[string]any) *sdk.CallToolResult {
 
 // snapshotView is a snapshot as the agent reads it.
 type snapshotView struct {
+	origin string         // the origin of the page's document
 	text   string         // url, title, then the outline
 	fields map[string]any // every machine field of the snapshot, not its text
 	id     string         // its snapshotId, remembered for bare refs
@@ -69,7 +70,7 @@ func viewSnapshot(snap localapi.SnapshotResult) (snapshotView, error) {
 	if outline != "" && !strings.HasSuffix(outline, "\n") {
 		b.WriteByte('\n')
 	}
-	return snapshotView{text: b.String(), fields: m, id: snap.ID}, nil
+	return snapshotView{origin: originOf(snap.URL), text: b.String(), fields: m, id: snap.ID}, nil
 }
 
 // actionText is what the action m did, a line each: what was acted on (in
@@ -99,11 +100,7 @@ func actionText(m *op.Meta, f localapi.ActResult) string {
 		case n.SameDocument:
 			lines = append(lines, "it moved within the document"+to(n.URL)+" (refs stay valid)")
 		default:
-			line := "it navigated" + to(n.URL)
-			if n.Title != "" {
-				line += fmt.Sprintf(", title %q", capText(n.Title, 200))
-			}
-			lines = append(lines, line+"; refs from before are stale: take a browser_snapshot")
+			lines = append(lines, "it navigated"+to(n.URL)+"; refs from before are stale: take a browser_snapshot")
 		}
 	}
 	if f.NewTab != nil {
@@ -117,7 +114,7 @@ func actionText(m *op.Meta, f localapi.ActResult) string {
 		lines = append(lines, fmt.Sprintf("it started a download: %s", capText(name, 200)))
 	}
 	if f.Dialog != nil {
-		lines = append(lines, fmt.Sprintf("a %s dialog opened: %q; the page waits until browser_handle_dialog answers it", f.Dialog.Type, capText(f.Dialog.Message, 200)))
+		lines = append(lines, fmt.Sprintf("a %s dialog opened (its message below); the page waits until browser_handle_dialog answers it", f.Dialog.Type))
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
@@ -129,19 +126,19 @@ func to(url string) string {
 	return " to " + capText(url, 500)
 }
 
-// dialogText says what browser_handle_dialog found or did.
+// dialogText says what browser_handle_dialog found or did; the message,
+// the page's words, is fenced after it (dialogBlock).
 func dialogText(f localapi.DialogResult) string {
 	if f.Dialog == nil {
 		return "no dialog is open\n"
 	}
-	msg := capText(f.Dialog.Message, 200)
 	switch {
 	case f.Accepted == nil:
-		return fmt.Sprintf("a %s dialog is open: %q; answer it with accept true or false\n", f.Dialog.Type, msg)
+		return fmt.Sprintf("a %s dialog is open; answer it with accept true or false. Its message:\n", f.Dialog.Type)
 	case *f.Accepted:
-		return fmt.Sprintf("accepted the %s dialog %q\n", f.Dialog.Type, msg)
+		return fmt.Sprintf("accepted the %s dialog. Its message:\n", f.Dialog.Type)
 	}
-	return fmt.Sprintf("dismissed the %s dialog %q\n", f.Dialog.Type, msg)
+	return fmt.Sprintf("dismissed the %s dialog. Its message:\n", f.Dialog.Type)
 }
 
 // errorText is a refusal as the agent reads it.

@@ -1,12 +1,16 @@
 package mcp
 
 import (
+	"bytes"
+	"image/png"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/waitfor"
@@ -19,6 +23,7 @@ const secretValue = `Hunt3r2 <&> "pw"/é`
 // request, and shows it in an alert on a button press; it throws it too.
 const echoPage = `<!doctype html><title>echo</title>
 <input id=f aria-label=Secret>
+<input id=pw type=password aria-label=Password style="width:200px;height:40px;background:#f00;color:#00f;font-size:30px;border:0">
 <button onclick="alert('typed ' + f.value)">Show</button>
 <p id=out>nothing yet</p>
 <script>
@@ -102,6 +107,27 @@ func TestSecretsNeverReachTheAgent(t *testing.T) {
 		t.Errorf("the alert as reported: %s", dialog.text)
 	}
 	s.ok("browser_handle_dialog", map[string]any{"accept": true})
+	// A password field is masked in a screenshot: its box is grey.
+	s.ok("browser_fill_form", map[string]any{"fields": []any{map[string]any{"name": "pw", "type": "textbox", "target": "#pw", "value": "{{secret.TOKEN}}"}}})
+	box := s.ok("browser_evaluate", map[string]any{"expression": "(() => { const r = pw.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()"})
+	shot := s.call("browser_take_screenshot", nil)
+	img, ok := shot.raw.Content[0].(*sdk.ImageContent)
+	if shot.isError || !ok {
+		t.Fatalf("screenshot: %s", shot.text)
+	}
+	pic, err := png.Decode(bytes.NewReader(img.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	xy, _ := box["value"].([]any)
+	if len(xy) != 2 {
+		t.Fatalf("the field's centre: %v", box)
+	}
+	x, _ := xy[0].(float64)
+	y, _ := xy[1].(float64)
+	if r, g, b, _ := pic.At(int(x), int(y)).RGBA(); r>>8 != 0x80 || g>>8 != 0x80 || b>>8 != 0x80 {
+		t.Errorf("the password field's centre is %d,%d,%d in the screenshot, want the mask's grey", r>>8, g>>8, b>>8)
+	}
 	// Another origin: refused by placeholder, nothing typed.
 	s.ok("browser_navigate", map[string]any{"url": other.URL + "/"})
 	ref := s.refused("browser_type", map[string]any{"target": "#f", "text": "x" + ph}, fsm.OriginDenied)
@@ -140,5 +166,5 @@ func (s *server) toolDesc(name string) string {
 }
 
 func jsString(v string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(v) + "'"
 }

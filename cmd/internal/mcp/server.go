@@ -138,7 +138,7 @@ func opTool[In any](s *Server, m *op.Meta, name string, tweak func(*jsonschema.S
 	if anyOf == nil {
 		anyOf = []Scope{m.Scope}
 	}
-	spec := toolSpec{name: t.Name, desc: t.Desc + s.secretsNote(m), group: t.Group, anyOf: anyOf, readOnly: !m.Acts(), closedWorld: t.ClosedWorld}
+	spec := toolSpec{name: t.Name, desc: t.Desc + s.secretsNote(m), group: t.Group, anyOf: anyOf, readOnly: !m.Acts(), closedWorld: t.ClosedWorld, reveals: m.Reveals}
 	addTool(s, spec, tweak, func(ctx context.Context, c *toolCall, in In) (any, error) {
 		if k, ok := any(in).(interface{ effectKey() string }); ok && k.effectKey() != "" {
 			ctx = context.WithValue(ctx, effectKeyCtx{}, k.effectKey())
@@ -170,6 +170,10 @@ type toolSpec struct {
 	// closedWorld: a read-only tool that reads only webcodex's own state,
 	// not a site.
 	closedWorld bool
+	// reveals is what its answer may show of a page (op.Reveal; a tool of
+	// the table takes its operation's): only a tool that reveals page text
+	// may answer with it, fenced (fence.go).
+	reveals op.Reveal
 }
 
 // annotations are the tool's hints. A tool that is not read-only sends
@@ -192,6 +196,8 @@ func (spec toolSpec) annotations() *sdk.ToolAnnotations {
 type reply struct {
 	text   string
 	fields map[string]any
+	// page is the page's text, fenced after text by its origin and frame.
+	page []pageBlock
 }
 
 // toolCall is one tool call as a handler sees it.
@@ -240,7 +246,11 @@ func addTool[In any](s *Server, spec toolSpec, tweak func(*jsonschema.Schema), f
 		case *sdk.CallToolResult:
 			return r, nil
 		case *reply:
-			return textResult(r.text, r.fields), nil
+			text, err := renderReply(spec, r)
+			if err != nil {
+				return errorResult(err), nil
+			}
+			return textResult(text, r.fields), nil
 		}
 		return jsonResult(out), nil
 	})

@@ -27,7 +27,7 @@ func TestPlaywrightShapes(t *testing.T) {
 	s.ok("browser_navigate", map[string]any{"url": srv.URL + "/"})
 
 	snap := s.call("browser_snapshot", nil)
-	if snap.isError || !strings.HasPrefix(snap.text, "url: "+srv.URL+"/\ntitle: Shapes\n") {
+	if snap.isError || !strings.HasPrefix(snap.text, "<page origin=\""+srv.URL+"\" frame=\"main\">\nurl: "+srv.URL+"/\ntitle: Shapes\n") {
 		t.Fatalf("the snapshot's text does not open with url and title:\n%s", snap.text)
 	}
 	if strings.Contains(snap.text, `\"`) || !strings.Contains(snap.text, `button "Send"`) {
@@ -109,14 +109,14 @@ func TestPlaywrightShapes(t *testing.T) {
 	noFlags("origin denied", denied)
 
 	// Actions say what they caused, a line each.
-	if r := s.call("browser_click", map[string]any{"ref": ask}); !strings.Contains(r.text, `a confirm dialog opened: "Sure?"`) {
+	if r := s.call("browser_click", map[string]any{"ref": ask}); !strings.Contains(r.text, "a confirm dialog opened") || !strings.Contains(r.text, "\nconfirm dialog: Sure?\n</page>") {
 		t.Fatalf("click that opens a dialog = %q", r.text)
 	}
-	if r := s.call("browser_handle_dialog", map[string]any{"accept": false}); r.text != "dismissed the confirm dialog \"Sure?\"\n" {
+	if r := s.call("browser_handle_dialog", map[string]any{"accept": false}); r.text != "dismissed the confirm dialog. Its message:\n<page origin=\""+srv.URL+"\" frame=\"main\">\nSure?\n</page>\n" {
 		t.Fatalf("handle_dialog = %q", r.text)
 	}
 	nav := s.call("browser_click", map[string]any{"ref": next, "element": "Next page"})
-	if !strings.Contains(nav.text, "it navigated to "+srv.URL+"/next") || !strings.Contains(nav.text, `title "Next"`) {
+	if !strings.Contains(nav.text, "it navigated to "+srv.URL+"/next") || !strings.Contains(nav.text, "\ntitle: Next\n</page>") {
 		t.Fatalf("a click that navigates = %q", nav.text)
 	}
 	// The latest snapshot is the replaced document's: its refs are stale,

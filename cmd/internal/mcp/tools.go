@@ -57,10 +57,10 @@ func (s *Server) addTools() {
 		desc: "With a shared Runner: take over a browser an ended session kept, by id."},
 		nil, s.adopt)
 
-	addTool(s, toolSpec{name: "browser_navigate", anyOf: control,
+	addTool(s, toolSpec{name: "browser_navigate", anyOf: control, reveals: op.RevealsPageText,
 		desc: "Load a URL in the current tab, launching a browser if none; only allowed origins load."},
 		nil, s.navigate)
-	addTool(s, toolSpec{name: "browser_snapshot", anyOf: read, readOnly: true,
+	addTool(s, toolSpec{name: "browser_snapshot", anyOf: read, readOnly: true, reveals: op.RevealsPageText,
 		desc: "The page as an outline: role \"name\" [states] per line, [e5] refs on actionable lines, similar rows folded. query finds elements on a big page."},
 		func(sc *jsonschema.Schema) {
 			bounds(sc, "maxChars", 0, 200000)
@@ -95,7 +95,7 @@ func (s *Server) addTools() {
 			enum(sc, "type", "png", "jpeg")
 			enum(sc, "scale", "css", "device")
 		}, s.screenshot)
-	addTool(s, toolSpec{name: "browser_evaluate", anyOf: control,
+	addTool(s, toolSpec{name: "browser_evaluate", anyOf: control, reveals: op.RevealsPageText,
 		desc: "Run JavaScript in the page, or a function on an element (target); returns its value, bounded. Off for attached browsers unless allowed."},
 		nil, s.evaluate)
 	opTool(s, &op.Upload.Meta, "browser_file_upload",
@@ -103,7 +103,7 @@ func (s *Server) addTools() {
 			maxItems(sc, "paths", 1, 20)
 			maxItems(sc, "files", 1, 20)
 		}, s.upload)
-	addTool(s, toolSpec{name: "browser_handle_dialog", anyOf: control,
+	addTool(s, toolSpec{name: "browser_handle_dialog", anyOf: control, reveals: op.RevealsPageText,
 		desc: "Accept or dismiss the page's open dialog; without accept, report it."},
 		nil, s.handleDialog)
 	addTool(s, toolSpec{name: "browser_tabs", anyOf: read,
@@ -264,7 +264,7 @@ func (s *Server) withSnapshot(ctx context.Context, r *reply, page string, want b
 		return r
 	}
 	r.fields["snapshot"] = v.fields
-	r.text += "\n" + v.text
+	r.page = append(r.page, pageBlock{origin: v.origin, frame: "main", text: v.text})
 	return r
 }
 
@@ -282,7 +282,7 @@ func act[In op.Input](ctx context.Context, s *Server, o *op.Op[In, op.ActResult]
 	if err != nil {
 		return nil, err
 	}
-	r := &reply{text: actionText(&o.Meta, res), fields: map[string]any{"page": page, "result": res}}
+	r := &reply{text: actionText(&o.Meta, res), fields: map[string]any{"page": page, "result": res}, page: s.actionBlocks(ctx, page, res)}
 	return s.withSnapshot(ctx, r, page, snap), nil
 }
 
@@ -460,7 +460,7 @@ func (s *Server) navigate(ctx context.Context, c *toolCall, in navigateIn) (any,
 	}
 	s.setCurrent("", nav.Page)
 	out := map[string]any{"page": nav.Page, "url": nav.URL, "title": nav.Title}
-	text := fmt.Sprintf("url: %s\ntitle: %s\n", nav.URL, nav.Title)
+	text := ""
 	if nav.Status >= 400 {
 		out["status"] = nav.Status
 		text += fmt.Sprintf("the server answered HTTP %d\n", nav.Status)
@@ -473,7 +473,8 @@ func (s *Server) navigate(ctx context.Context, c *toolCall, in navigateIn) (any,
 		out["launched_browser"] = launched
 		text += "launched browser " + launched + " for it\n"
 	}
-	return s.withSnapshot(ctx, &reply{text: text, fields: out}, nav.Page, in.Snapshot), nil
+	r := &reply{text: text, fields: out, page: []pageBlock{{origin: originOf(nav.URL), frame: "main", text: fmt.Sprintf("url: %s\ntitle: %s", nav.URL, nav.Title)}}}
+	return s.withSnapshot(ctx, r, nav.Page, in.Snapshot), nil
 }
 
 func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any, error) {
@@ -510,7 +511,7 @@ func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any,
 		v.text, cut = limitDepth(v.text, in.Depth)
 		v.fields["depthCut"] = cut
 	}
-	return &reply{text: v.text, fields: v.fields}, nil
+	return &reply{fields: v.fields, page: []pageBlock{{origin: v.origin, frame: "main", text: v.text}}}, nil
 }
 
 func (s *Server) click(ctx context.Context, c *toolCall, in clickIn) (any, error) {
@@ -808,11 +809,12 @@ func (s *Server) evaluate(ctx context.Context, c *toolCall, in evaluateIn) (any,
 	if err != nil {
 		return nil, fmt.Errorf("mcp: encode the value: %w", err)
 	}
-	text := string(v)
+	text := ""
 	if res.Truncated {
-		text += "\n(truncated at the bound)"
+		text = "the value was truncated at the bound\n"
 	}
-	return &reply{text: text + "\n", fields: map[string]any{"page": page, "value": res.Value, "truncated": res.Truncated}}, nil
+	block := pageBlock{origin: s.pageOrigin(ctx, page), frame: "main", text: string(v)}
+	return &reply{text: text, page: []pageBlock{block}, fields: map[string]any{"page": page, "value": res.Value, "truncated": res.Truncated}}, nil
 }
 
 func (s *Server) upload(ctx context.Context, c *toolCall, in uploadIn) (any, error) {
@@ -848,7 +850,11 @@ func (s *Server) handleDialog(ctx context.Context, c *toolCall, in dialogIn) (an
 	if err != nil {
 		return nil, err
 	}
-	return &reply{text: dialogText(res), fields: map[string]any{"page": page, "result": res}}, nil
+	r := &reply{text: dialogText(res), fields: map[string]any{"page": page, "result": res}}
+	if res.Dialog != nil {
+		r.page = []pageBlock{{origin: s.pageOrigin(ctx, page), frame: "main", text: res.Dialog.Message}}
+	}
+	return r, nil
 }
 
 func (s *Server) tabs(ctx context.Context, c *toolCall, in tabsIn) (any, error) {
@@ -1045,7 +1051,14 @@ func (s *Server) diag(ctx context.Context, in diagIn, keep func(op.DiagEntry) bo
 		}
 	}
 	res.Entries = kept
-	return map[string]any{"page": page, "log": res}, nil
+	text := fmt.Sprintf("%d entries; next cursor %d\n", len(kept), res.Next)
+	if res.More {
+		text += "more remain: read again with since\n"
+	}
+	if res.Discarded != "" {
+		text += "some entries were discarded (" + string(res.Discarded) + ")\n"
+	}
+	return &reply{text: text, fields: map[string]any{"page": page, "log": res}, page: diagBlocks(kept, s.pageOrigin(ctx, page))}, nil
 }
 
 func (s *Server) cdp(ctx context.Context, c *toolCall, in cdpIn) (any, error) {
