@@ -23,6 +23,7 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/cmdutil"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/runner"
+	"github.com/webcodex/webcodex/cmd/internal/secret"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -115,18 +116,7 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 	if o.http.addr != "" {
 		return runHTTP(f, o)
 	}
-	scopes, err := ParseScopes(o.scopes)
-	if err != nil {
-		return &cmdutil.UsageError{Err: err}
-	}
-	caps, err := ParseCaps(o.caps)
-	if err != nil {
-		return &cmdutil.UsageError{Err: err}
-	}
-	if err := cmdutil.CheckAllow(o.allow); err != nil {
-		return &cmdutil.UsageError{Err: err} // before anything starts
-	}
-	secrets, err := parseSecrets(o)
+	scopes, caps, secrets, err := checkFlags(o) // before anything starts
 	if err != nil {
 		return err
 	}
@@ -193,6 +183,24 @@ func runServer(f *cmdutil.Factory, o cmdOptions) error {
 		return fmt.Errorf("mcp: %w", err)
 	}
 	return nil
+}
+
+// checkFlags reads the owner's flags of a stdio server; a bad one is a
+// usage error.
+func checkFlags(o cmdOptions) (Scopes, Caps, *secret.Set, error) {
+	scopes, err := ParseScopes(o.scopes)
+	if err != nil {
+		return nil, nil, nil, &cmdutil.UsageError{Err: err}
+	}
+	caps, err := ParseCaps(o.caps)
+	if err != nil {
+		return nil, nil, nil, &cmdutil.UsageError{Err: err}
+	}
+	if err := cmdutil.CheckAllow(o.allow); err != nil {
+		return nil, nil, nil, &cmdutil.UsageError{Err: err}
+	}
+	secrets, err := parseSecrets(o)
+	return scopes, caps, secrets, err
 }
 
 type nopWriteCloser struct{ io.Writer }
