@@ -8,6 +8,12 @@ type Facts struct {
 	Unexpired      bool // the approval or grant is within its expiry
 	OwnerMatches   bool // the endpoint's listening process is the approved fingerprint
 	ExactCandidate bool // exactly one prompt candidate with full proof
+
+	// Why an attempt ended where it did, set by the effect that saw it and
+	// read by the owner from where the machine came to rest; no guard
+	// reads them, and the property checks draw neither.
+	Unpressed string // why webcodex pressed nothing, for a deadline refusal
+	Failure   error  // the dial's own failure, when it had one
 }
 
 // DrawFacts draws random facts for property tests.

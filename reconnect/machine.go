@@ -85,7 +85,6 @@ type Coordinator struct {
 
 	// Set and read only by the running flight's effects.
 	dialed Dialed
-	cause  error // why the flight ended where it did
 }
 
 type flight struct {
@@ -210,32 +209,37 @@ var leaderNext = map[State]Trigger{
 // run drives the machine from reconnect_singleflight to a rest: it fires,
 // stops on a refusal, and runs only the effects the machine returns.
 func (c *Coordinator) run(ctx context.Context) (Result, error) {
-	c.cause = nil
+	c.setCause(nil)
 	if _, err := c.owner.Run(ctx, leaderNext, interruption); err != nil {
 		return Result{}, err
 	}
 	return c.outcome(ctx)
 }
 
-// outcome reads the flight's result from the state it ended in.
+// setCause states why the flight ends where it will, in the machine's facts.
+func (c *Coordinator) setCause(err error) { c.owner.SetFacts(func(f *Facts) { f.Cause = err }) }
+
+// outcome reads the flight's result from the state it ended in and the
+// cause its facts hold.
 func (c *Coordinator) outcome(ctx context.Context) (Result, error) {
+	cause := c.owner.Facts().Cause
 	switch c.owner.State() {
 	case ReadyForRebind:
 		return Result{Generation: c.Gens.Current(), CapabilitiesInvalidated: true, Attempts: c.owner.Counter("attempts")}, nil
 	case Lost:
-		return Result{}, fsm.Refuse(fsm.EndpointOwnerMismatch, "the browser process or its endpoint changed; a new approval is needed").WithCause(c.cause)
+		return Result{}, fsm.Refuse(fsm.EndpointOwnerMismatch, "the browser process or its endpoint changed; a new approval is needed").WithCause(cause)
 	case Exhausted:
 		if ctx.Err() != nil {
 			return Result{}, fsm.Refuse(fsm.ReconnectExhausted, "the reconnect deadline passed").WithCause(ctx.Err())
 		}
-		return Result{}, fsm.Refusef(fsm.ReconnectExhausted, "%d connection attempts failed", MaxAttempts).WithCause(c.cause)
+		return Result{}, fsm.Refusef(fsm.ReconnectExhausted, "%d connection attempts failed", MaxAttempts).WithCause(cause)
 	case Revoked:
-		return Result{}, fsm.Refuse(fsm.ConsentRevoked, "the person dismissed the browser's prompt; the grant is revoked").WithCause(c.cause)
+		return Result{}, fsm.Refuse(fsm.ConsentRevoked, "the person dismissed the browser's prompt; the grant is revoked").WithCause(cause)
 	case Ambiguous:
-		if _, ok := fsm.AsRefusal(c.cause); ok {
-			return Result{}, c.cause
+		if _, ok := fsm.AsRefusal(cause); ok {
+			return Result{}, cause
 		}
-		return Result{}, fsm.Refuse(fsm.WrongTargetRefused, "the browser's consent prompt could not be pressed exactly; answer it yourself, then reconnect").WithCause(c.cause)
+		return Result{}, fsm.Refuse(fsm.WrongTargetRefused, "the browser's consent prompt could not be pressed exactly; answer it yourself, then reconnect").WithCause(cause)
 	case Cancelled:
 		return Result{}, fsm.Refuse(fsm.AttachmentLost, "the session that owned this browser ended during reconnect")
 	}
@@ -307,8 +311,7 @@ func (c *Coordinator) closeGates(ctx context.Context, _ fsm.Step[State, Trigger]
 	if ctx.Err() != nil {
 		return interruption(context.Cause(ctx)), nil
 	}
-	c.cause = err
-	c.owner.SetFacts(func(f *Facts) { f.SameProcess = same && err == nil })
+	c.owner.SetFacts(func(f *Facts) { f.SameProcess, f.Cause = same && err == nil, err })
 	return Revalidate, nil
 }
 
@@ -319,7 +322,7 @@ func (c *Coordinator) dial(ctx context.Context, _ fsm.Step[State, Trigger]) (Tri
 		c.owner.SetFacts(func(f *Facts) { f.OwnerReproved = d.OwnerReproved })
 		return Connected, nil
 	}
-	c.cause = err
+	c.setCause(err)
 	if r, ok := fsm.AsRefusal(err); ok && r.Code == fsm.WrongTargetRefused {
 		if c.owner.State() == Ambiguous {
 			return "", nil
@@ -363,7 +366,7 @@ func (c *Coordinator) adopt(context.Context, fsm.Step[State, Trigger]) (Trigger,
 func (c *Coordinator) closePending(context.Context, fsm.Step[State, Trigger]) (Trigger, error) {
 	c.dialed.Close()
 	c.dialed = Dialed{}
-	c.cause = errors.New("the endpoint's owner changed while the socket was dialed")
+	c.setCause(errors.New("the endpoint's owner changed while the socket was dialed"))
 	return "", nil
 }
 

@@ -12,6 +12,10 @@ type Facts struct {
 	SameProcess    bool // process fingerprint, profile, endpoint owner and grant re-proven before dialing
 	OwnerReproved  bool // the live socket's endpoint is still owned by the approved process (checked after the dial)
 	ExactCandidate bool // exactly one prompt candidate with full proof
+
+	// Cause is why the flight ended where it did, set by the effect that
+	// saw it and read by the outcome; no guard reads it.
+	Cause error
 }
 
 var (

@@ -21,9 +21,7 @@ type consentAttempt struct {
 
 	// Set and read by the attempt's own goroutine (its effects and the
 	// prompt observations of its dial).
-	sock      cdp.Socket // the dialed socket until it is handed over or closed
-	unpressed string     // why webcodex pressed nothing, for a deadline refusal
-	failure   error      // the dial's own failure, when it had one
+	sock cdp.Socket // the dialed socket until it is handed over or closed
 }
 
 // consentNext is the trigger the owner fires where the machine rests
@@ -85,10 +83,11 @@ func (a *consentAttempt) outcome(ctx context.Context, from consent.State) error 
 		case consent.SocketReady:
 			return fsm.Refuse(fsm.EndpointOwnerMismatch, "the endpoint's owner changed while connecting")
 		}
-		if a.failure != nil {
-			return a.failure
+		why := a.owner.Facts()
+		if why.Failure != nil {
+			return why.Failure
 		}
-		return fsm.Refuse(fsm.ConsentRequired, "Chrome's \"Allow remote debugging?\" prompt was not answered in time; answer it, then attach again"+a.unpressed)
+		return fsm.Refuse(fsm.ConsentRequired, "Chrome's \"Allow remote debugging?\" prompt was not answered in time; answer it, then attach again"+why.Unpressed)
 	}
 	return fmt.Errorf("runner: the consent attempt stopped in %s", a.owner.State())
 }
@@ -119,13 +118,13 @@ func (a *consentAttempt) dial(ctx context.Context, _ fsm.Step[consent.State, con
 	dctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	sock, unpressed, err := r.dialUnderPrompt(dctx, cancel, a.b, a)
-	a.unpressed = unpressed
+	a.owner.SetFacts(func(f *consent.Facts) { f.Unpressed = unpressed })
 	if err == nil {
 		a.sock = sock
 		return consent.HandshakeComplete, nil
 	}
 	if ref, ok := fsm.AsRefusal(err); ok && ref.Code == fsm.WrongTargetRefused {
-		a.failure = err
+		a.owner.SetFacts(func(f *consent.Facts) { f.Failure = err })
 		if a.owner.State() == consent.TimeoutOrAmbiguity {
 			return "", nil
 		}
@@ -137,7 +136,7 @@ func (a *consentAttempt) dial(ctx context.Context, _ fsm.Step[consent.State, con
 	case ctx.Err() != nil:
 		return consent.SessionEnded, nil
 	case dctx.Err() == nil:
-		a.failure = fmt.Errorf("runner: connect to the browser: %w", err)
+		a.owner.SetFacts(func(f *consent.Facts) { f.Failure = fmt.Errorf("runner: connect to the browser: %w", err) })
 	}
 	return consent.DeadlineExpired, nil
 }
