@@ -50,6 +50,9 @@ type DiagEntry struct {
 	Type   string `json:"type,omitempty"`   // resource type of a request
 
 	reqID string // CDP request id: internal, never shown
+	// detail is a request's headers and bodies (netdetail.go), read only
+	// by RequestDetails.
+	detail *requestDetail
 	// doc and url are what the Judge sees at read time, never shown: the
 	// producing document's origin ("" when unknown: withheld under a Judge)
 	// and the scheme and authority of URL, taken before URL was shortened.
@@ -299,6 +302,7 @@ func (d *diagnostics) requestWillBeSent(ev *network.EventRequestWillBeSent) {
 	id := string(ev.RequestID)
 	e := DiagEntry{Kind: "request", Level: "info", Method: ev.Request.Method, Type: string(ev.Type), reqID: id}
 	e.setURL(ev.Request.URL)
+	noteRequest(&e, ev.Request)
 	if ev.DocumentURL != "" {
 		e.setDoc(originKey(ev.DocumentURL))
 	}
@@ -322,6 +326,7 @@ func (d *diagnostics) responseReceived(ev *network.EventResponseReceived) {
 	defer d.mu.Unlock()
 	if e := d.findLocked(string(ev.RequestID)); e != nil {
 		e.Status = ev.Response.Status
+		noteResponse(e, ev.Response)
 		if e.Status >= 400 {
 			e.Level = "error"
 		}

@@ -179,6 +179,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdWait(f),
 		newDiagCmd(f, op.Console),
 		newDiagCmd(f, op.Network),
+		newRequestCmd(f),
 		NewCmdProbe(f),
 		NewCmdClosePage(f),
 	)

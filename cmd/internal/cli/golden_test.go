@@ -194,6 +194,13 @@ func verbCases(t *testing.T) []verbCase {
 			serve: func(f *fakeRunner) {
 				answer(f, localapi.Of(op.Network), decoded[localapi.DiagResult](`{"page":"p-1","entries":[{"seq":1,"kind":"request","level":"info","url":"https://a.example/x","method":"GET","status":200}],"next":1,"inFlight":0}`), nil)
 			}, human: `"method":"GET"`},
+		{name: "request", args: []string{"request", "p-1", "--seq", "3", "--part", "response-headers"}, route: "network_request",
+			want: op.NetworkRequestIn{OnPage: op.OnPage{Page: "p-1"}, Seq: 3, Part: "response-headers"},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Of(op.NetworkRequest), op.RequestResult{Page: "p-1", RequestDetail: op.RequestDetail{
+					Entry:           op.DiagEntry{Seq: 3, Kind: "request", Level: "info", URL: "https://a.example/api", Method: "GET", Status: 200},
+					ResponseHeaders: []op.Header{{Name: "Content-Type", Value: "application/json"}}}}, nil)
+			}, human: "< Content-Type: application/json"},
 		{name: "probe", args: []string{"probe", "p-1", "--action", "click", "--css", "button"}, route: "probe",
 			want: op.ProbeIn{OnPage: op.OnPage{Page: "p-1"}, Action: "click", Target: &localapi.Target{CSS: "button"}},
 			serve: func(f *fakeRunner) {

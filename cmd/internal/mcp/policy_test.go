@@ -155,7 +155,8 @@ func TestReadOnlyServer(t *testing.T) {
 	// Every tool outside browser:read is in the list above.
 	readOnly := map[string]bool{"browser_discover": true, "browser_status": true, "browser_snapshot": true, "browser_wait_for": true,
 		"browser_take_screenshot": true, "browser_console_messages": true, "browser_network_requests": true, "browser_tabs": true,
-		"browser_scroll": true, "browser_downloads": true, "browser_find": true, "browser_pdf_save": true}
+		"browser_scroll": true, "browser_downloads": true, "browser_find": true, "browser_pdf_save": true,
+		"browser_network_request": true}
 	for _, tool := range toolOrder {
 		if _, ok := effects[tool]; !ok && !readOnly[tool] {
 			t.Errorf("%s is neither checked here nor read-only", tool)

@@ -2,9 +2,14 @@ package mcp
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"reflect"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
@@ -15,7 +20,7 @@ import (
 // argument shapes.
 
 // parityTools are registered after the Playwright tools, in this order.
-var parityTools = []string{"browser_drag"}
+var parityTools = []string{"browser_drag", "browser_network_request"}
 
 func init() {
 	toolOrder = append(toolOrder, parityTools...)
@@ -26,6 +31,12 @@ func init() {
 
 func (s *Server) addParityTools() {
 	opTool(s, &op.Drag.Meta, "browser_drag", nil, s.drag)
+	opTool(s, &op.NetworkRequest.Meta, "browser_network_request",
+		func(sc *jsonschema.Schema) {
+			bounds(sc, "index", 1, math.MaxInt32)
+			enum(sc, "part", surface.RequestParts...)
+			sc.Required = []string{"index"}
+		}, s.networkRequest)
 }
 
 // namedTarget decodes a target whose refusals name its argument.
@@ -97,4 +108,63 @@ func (s *Server) drag(ctx context.Context, c *toolCall, in dragIn) (any, error) 
 		return nil, err
 	}
 	return act(ctx, s, op.Drag, in.Page, op.DragIn{Element: op.Element{Target: from}, To: to}, in.Snapshot)
+}
+
+type networkRequestIn struct {
+	PageArg
+	Index float64 `json:"index" jsonschema:"its seq"`
+	Part  string  `json:"part,omitempty"`
+}
+
+// networkRequest answers one request's details: its line as the list
+// shows it, then each part asked for.
+func (s *Server) networkRequest(ctx context.Context, c *toolCall, in networkRequestIn) (any, error) {
+	seq, err := whole("index", in.Index, 1, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withTimeout(ctx, defaultToolTimeout)
+	defer cancel()
+	page, err := s.page(ctx, in.Page)
+	if err != nil {
+		return nil, err
+	}
+	res, err := callOp(ctx, s.runner, op.NetworkRequest, op.NetworkRequestIn{OnPage: op.OnPage{Page: page}, Seq: uint64(seq), Part: in.Part})
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	e := res.Entry
+	fmt.Fprintf(&b, "%d %s %s", e.Seq, e.Method, e.URL)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " => %d", e.Status)
+	}
+	if e.Failed != "" {
+		b.WriteString(" failed: " + e.Failed)
+	}
+	b.WriteByte('\n')
+	headers := func(title string, hs []op.Header) {
+		if len(hs) == 0 {
+			return
+		}
+		b.WriteString(title + ":\n")
+		for _, h := range hs {
+			fmt.Fprintf(&b, "  %s: %s\n", h.Name, h.Value)
+		}
+	}
+	headers("request headers", res.RequestHeaders)
+	if res.RequestBody != "" {
+		b.WriteString("request body:\n" + res.RequestBody + "\n")
+	}
+	headers("response headers", res.ResponseHeaders)
+	if res.ResponseBody != "" {
+		b.WriteString("response body:\n" + res.ResponseBody + "\n")
+	}
+	for _, n := range res.Notes {
+		b.WriteString("(" + n + ")\n")
+	}
+	if len(res.Truncated) > 0 {
+		b.WriteString("(cut at its bound: " + strings.Join(res.Truncated, ", ") + ")\n")
+	}
+	return &reply{text: b.String(), fields: map[string]any{"page": page, "request": res.RequestDetail}}, nil
 }

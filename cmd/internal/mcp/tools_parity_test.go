@@ -124,3 +124,44 @@ func TestDragRefusesDeniedFrames(t *testing.T) {
 func regexpRef(name string) *regexp.Regexp {
 	return regexp.MustCompile(`"` + regexp.QuoteMeta(name) + `"[^\n]*\[(e[0-9]+)\]`)
 }
+
+// TestNetworkRequestTool: browser_network_request takes Playwright's index
+// (the seq browser_network_requests lists) and part, and answers the
+// request's headers and bodies as the page sent and the server answered
+// them; an unknown index is not found, bad input is refused naming the
+// argument.
+func TestNetworkRequestTool(t *testing.T) {
+	t.Parallel()
+	needChromium(t)
+	srv := fixture(t, map[string]string{
+		"/":    `<!doctype html><title>net</title><script>window.done = fetch("/api", {method: "POST", body: "q=1", headers: {"X-Test": "yes"}}).then(r => r.text());</script>`,
+		"/api": `{"answer":42}`,
+	})
+	s := startServer(t, serverOpts{})
+	s.ok("browser_navigate", map[string]any{"url": srv.URL + "/"})
+	eval(t, s, map[string]any{}, "window.done")
+	var seq float64
+	waitfor.Until(t, 10*time.Second, "the /api request is listed", func() bool {
+		log := s.ok("browser_network_requests", nil)["log"].(map[string]any)
+		for _, e := range log["entries"].([]any) {
+			if em := e.(map[string]any); strings.HasSuffix(fmt.Sprint(em["url"]), "/api") && em["status"] != nil {
+				seq = em["seq"].(float64)
+			}
+		}
+		return seq != 0
+	})
+	r := s.call("browser_network_request", map[string]any{"index": seq})
+	for _, want := range []string{"POST " + srv.URL + "/api => 200", "X-Test: yes", "request body:\nq=1", `response body:` + "\n" + `{"answer":42}`} {
+		if r.isError || !strings.Contains(r.text, want) {
+			t.Fatalf("browser_network_request lacks %q:\n%s", want, r.text)
+		}
+	}
+	r = s.call("browser_network_request", map[string]any{"index": seq, "part": "request-body"})
+	if r.isError || !strings.Contains(r.text, "q=1") || strings.Contains(r.text, "answer") {
+		t.Fatalf("part request-body:\n%s", r.text)
+	}
+	s.refused("browser_network_request", map[string]any{"index": 999999}, fsm.NotFound)
+	refusedNaming(t, s, "browser_network_request", map[string]any{"index": seq, "part": "cookies"}, "part")
+	refusedNaming(t, s, "browser_network_request", map[string]any{}, "index")
+	refusedNaming(t, s, "browser_network_request", map[string]any{"index": 1.5}, "index")
+}

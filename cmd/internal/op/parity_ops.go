@@ -29,3 +29,46 @@ var (
 		MCP: []Tool{{Name: "browser_drag", Desc: "Drag from one element to another with real mouse input; HTML drags drop as Chromium's own."}},
 		CLI: &Verb{Name: "drag", Use: "drag PAGE TARGET --to TARGET", Short: "Drag an element onto another with real mouse input (HTML drag and drop included)", Target: RequiredTarget}})
 )
+
+// NetworkRequestIn reads one request of a page's network log with its
+// headers and bodies: only a request of allowed origins (its document's
+// and its own), bodies within their bound.
+type NetworkRequestIn struct {
+	OnPage
+	Seq  uint64 `json:"seq" flag:"seq,required" usage:"the request's seq, as network lists it (required)"`
+	Part string `json:"part,omitempty" flag:"part" usage:"only this part: request-headers, request-body, response-headers or response-body"`
+}
+
+// Header is one HTTP header.
+type Header struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// RequestDetail is one request with its headers and bodies, bounded;
+// credentials are named with their values withheld.
+type RequestDetail struct {
+	Entry           DiagEntry `json:"entry"`
+	RequestHeaders  []Header  `json:"requestHeaders,omitempty"`
+	ResponseHeaders []Header  `json:"responseHeaders,omitempty"`
+	RequestBody     string    `json:"requestBody,omitempty"`
+	ResponseBody    string    `json:"responseBody,omitempty"`
+	MimeType        string    `json:"mimeType,omitempty"`
+	// Truncated names the parts cut at their bound.
+	Truncated []string `json:"truncated,omitempty"`
+	// Notes say why a part asked for is not shown.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// RequestResult is one request's details, under the page's id.
+type RequestResult struct {
+	Page string `json:"page"`
+	RequestDetail
+}
+
+// The parity reads.
+var (
+	NetworkRequest = declare[NetworkRequestIn, RequestResult](Meta{Name: "network_request", Scope: Read, Bound: CallBound, Audit: NotAudited, Reveals: RevealsPageText,
+		MCP: []Tool{{Name: "browser_network_request", Group: CapDevtools, Desc: "One request's headers and bodies (bounded), by its seq from browser_network_requests."}},
+		CLI: &Verb{Name: "request", Use: "request PAGE --seq N", Short: "One network request's headers and bodies (bounded; credentials withheld)"}})
+)
