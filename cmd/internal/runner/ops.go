@@ -35,6 +35,18 @@ type opServer struct {
 // serveOps adds every operation of the table to rt.
 func (r *Runner) serveOps(rt *localapi.Routes) {
 	s := &opServer{r: r, rt: rt, actions: map[string]actionFunc{}}
+	serveInputs(s)
+	servePageOp(s, op.Probe, s.probe)
+	serveParity(s) // drag, drop, one request's details (parity_ops.go)
+	serveReads(s)
+	serveRunnerOps(s) // the browser's and the Runner's (browser_ops.go)
+	if missing := s.unserved(); len(missing) > 0 {
+		panic("runner: operations without a handler: " + strings.Join(missing, ", "))
+	}
+}
+
+// serveInputs serves the actions that send the page input.
+func serveInputs(s *opServer) {
 	serveAction(s, op.Click, func(ctx context.Context, p *Page, in op.ClickIn) (*surface.ActionResult, error) {
 		t, err := need(op.Click.Name, in.Target)
 		if err != nil {
@@ -106,13 +118,6 @@ func (r *Runner) serveOps(rt *localapi.Routes) {
 	serveAction(s, op.EmulateMedia, func(ctx context.Context, p *Page, in op.EmulateMediaIn) (*surface.ActionResult, error) {
 		return p.surf.EmulateMedia(ctx, in.Media)
 	})
-	servePageOp(s, op.Probe, s.probe)
-	serveParity(s) // drag, drop, one request's details (parity_ops.go)
-	serveReads(s)
-	serveRunnerOps(s) // the browser's and the Runner's (browser_ops.go)
-	if missing := s.unserved(); len(missing) > 0 {
-		panic("runner: operations without a handler: " + strings.Join(missing, ", "))
-	}
 }
 
 // serveReads serves the reads of the table.
