@@ -191,7 +191,18 @@ func TestJSONShapesGolden(t *testing.T) {
 	jsonOf("wait", 0, "wait", p.ID, "--for", "text", "--for-text", "clicked", "--timeout", "5s")
 	jsonOf("wait-timeout", 3, "wait", p.ID, "--for", "text", "--for-text", "never on this page", "--timeout", "200ms")
 	jsonOf("console", 0, "console", p.ID)
-	jsonOf("network", 0, "network", p.ID)
+	var netlog struct {
+		Entries []struct {
+			Seq  int    `json:"seq"`
+			Kind string `json:"kind"`
+		} `json:"entries"`
+	}
+	json.Unmarshal([]byte(jsonOf("network", 0, "network", p.ID)), &netlog)
+	if len(netlog.Entries) == 0 {
+		t.Fatal("the network log lists no request of the golden page")
+	}
+	jsonOf("request", 0, "request", p.ID, "--seq", fmt.Sprint(netlog.Entries[0].Seq), "--part", "response-headers")
+	jsonOf("drag", 0, "drag", p.ID, "--css", "button", "--to", "#ok")
 	jsonOf("probe", 0, "probe", p.ID, "--action", "click", "--role", "button", "--name", "Go")
 	jsonOf("goto-404", 1, "goto", p.ID, srv.URL+"/missing-page-404")
 	jsonOf("back", 0, "back", p.ID)
