@@ -71,9 +71,12 @@ func TestStateDirProblemsReportedAtOnce(t *testing.T) {
 	if err := os.Chmod(e.state, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The Runner's refusal, as every refusal reads, and nothing before it:
+	// no "started a Runner" for one that refused to start.
 	code, _, errs := e.run("pages", "b-none")
-	if code != 4 || !strings.Contains(errs, "could not start") || !strings.Contains(errs, "mode must be exactly 0700") || !strings.Contains(errs, "0755") {
-		t.Fatalf("wrong mode: exit %d, stderr:\n%s\nwant exit 4 with the Runner's reason", code, errs)
+	if code != 3 || !strings.HasPrefix(errs, "refused: browser_profile_unsafe\n") || !strings.Contains(errs, "mode must be exactly 0700") || !strings.Contains(errs, "0755") ||
+		strings.Contains(errs, "started a Runner") || strings.Contains(errs, "profile name") || strings.Count(errs, "\n") != 3 {
+		t.Fatalf("wrong mode: exit %d, stderr:\n%s\nwant exit 3 with the Runner's refusal alone", code, errs)
 	}
 	if strings.Contains(errs, "did not answer") || strings.Contains(errs, e.state) {
 		t.Fatalf("wrong mode: the reason is a timeout or names the path:\n%s", errs)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/fsm"
 )
 
 // startTimeout bounds waiting for a background Runner to answer.
@@ -40,13 +41,6 @@ func (f *Factory) Client(ctx context.Context) (*localapi.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: starting a Runner: %v", ErrRunnerUnreachable, err)
 	}
-	switch d := idleExit(); {
-	case f.QuietStart:
-	case d > 0:
-		fmt.Fprintf(f.IO.Err, "webcodex: started a Runner in the background (it exits after %s with no browser; `webcodex stop` ends it now)\n", d)
-	default:
-		fmt.Fprintln(f.IO.Err, "webcodex: started a Runner in the background (stop it with `webcodex stop`)")
-	}
 	deadline := time.Now().Add(startTimeout)
 	for {
 		pctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -54,6 +48,15 @@ func (f *Factory) Client(ctx context.Context) (*localapi.Client, error) {
 		cancel()
 		if err == nil {
 			proc.Release() // it outlives this command
+			// Said once it answers: a Runner that refuses to start (a
+			// state directory others may read) was never started.
+			switch d := idleExit(); {
+			case f.QuietStart:
+			case d > 0:
+				fmt.Fprintf(f.IO.Err, "webcodex: started a Runner in the background (it exits after %s with no browser; `webcodex stop` ends it now)\n", d)
+			default:
+				fmt.Fprintln(f.IO.Err, "webcodex: started a Runner in the background (stop it with `webcodex stop`)")
+			}
 			if hello.Sandbox != nil && !hello.Sandbox.Enabled {
 				fmt.Fprintf(f.IO.Err, "webcodex: owned browsers run without Chromium's sandbox: %s\n", hello.Sandbox.Reason)
 			}
@@ -71,7 +74,11 @@ func (f *Factory) Client(ctx context.Context) (*localapi.Client, error) {
 				f.client = c
 				return c, nil
 			}
-			return nil, fmt.Errorf("%w: the Runner could not start:\n%s", ErrRunnerUnreachable, logTail(dir, logStart))
+			tail := logTail(dir, logStart)
+			if ref, ok := startRefusal(tail); ok {
+				return nil, ref // its refusal, as the CLI shows every refusal
+			}
+			return nil, fmt.Errorf("%w: the Runner could not start:\n%s", ErrRunnerUnreachable, tail)
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			proc.Release()
@@ -222,6 +229,36 @@ func logTail(dir string, offset int64) string {
 		return "  (it wrote nothing to its log)"
 	}
 	return "  " + strings.ReplaceAll(text, "\n", "\n  ")
+}
+
+// startRefusal is the refusal a Runner that gave up at start wrote last to
+// its log ("refused: CODE", its detail, "next: …"), when it wrote one.
+func startRefusal(tail string) (*fsm.Refusal, bool) {
+	lines := strings.Split(tail, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		code, ok := strings.CutPrefix(strings.TrimSpace(lines[i]), "refused: ")
+		if !ok {
+			continue
+		}
+		if !fsm.Code(code).Valid() {
+			return nil, false
+		}
+		var detail, next string
+		for _, l := range lines[i+1:] {
+			l = strings.TrimSpace(l)
+			if n, ok := strings.CutPrefix(l, "next: "); ok {
+				next = n
+			} else if detail == "" {
+				detail = l
+			}
+		}
+		ref := fsm.Refuse(fsm.Code(code), detail)
+		if next != "" {
+			ref.Next = next
+		}
+		return ref, true
+	}
+	return nil, false
 }
 
 // startRunner starts `webcodex serve` detached (its own session), logging

@@ -134,7 +134,9 @@ func New(opts Options) (*Runner, error) {
 	if err := platform.EnsurePrivateDir(opts.StateDir); err != nil {
 		if ref, ok := fsm.AsRefusal(err); ok {
 			// Say which directory: the detail alone reads like a profile's.
-			return nil, fsm.Refuse(ref.Code, "the state directory is not private: "+ref.Detail).WithCause(err)
+			sr := fsm.Refuse(ref.Code, "the state directory is not private: "+ref.Detail).WithCause(err)
+			sr.Next = "make it yours and private as the detail says (`webcodex doctor` names it), then run the command again"
+			return nil, sr
 		}
 		return nil, fmt.Errorf("runner: state root: %w", err)
 	}
