@@ -25,7 +25,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/webcodex/webcodex/cdp/origin"
 	"github.com/webcodex/webcodex/fsm"
@@ -150,7 +149,9 @@ func WriteFile(path string, s State) error {
 	if len(b) > MaxFileBytes {
 		return fsm.Refusef(fsm.LimitExceeded, "the storage state is %d bytes; at most %d", len(b), MaxFileBytes)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	// O_EXCL with O_CREATE fails on any existing name, a link included
+	// (POSIX; Windows alike), so no link is ever followed.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, os.ErrExist) {
 		return fsm.Refuse(fsm.InvalidArgument, "the storage state file exists already: name a new file (it is never overwritten)")
 	}
