@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"text/tabwriter"
 	"time"
 
@@ -19,7 +20,6 @@ import (
 // Bounds on the CLI's waits: each command's request has one deadline.
 const (
 	defaultTimeout = 60 * time.Second
-	readDefault    = 20000
 )
 
 // call runs one local API request with the command's deadline.
@@ -202,36 +202,40 @@ func NewCmdGoto(f *Factory) *cobra.Command {
 
 // NewCmdRead prints a page's visible text, bounded.
 func NewCmdRead(f *Factory) *cobra.Command {
-	var max int
+	var in op.ReadIn
+	v := op.ReadText.CLI
 	cmd := &cobra.Command{
-		Use:   "read PAGE",
-		Short: "Print the page's visible text (bounded, with a truncation marker)",
+		Use:   v.Use,
+		Short: v.Short,
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			res, err := call(f, localapi.Read, localapi.ReadRequest{Page: args[0], MaxChars: max})
+			in.Page = args[0]
+			res, err := call(f, localapi.Of(op.ReadText), in)
 			if err != nil {
 				return err
 			}
 			return f.Emit(res, func(w io.Writer) { fmt.Fprintln(w, res.Text) })
 		},
 	}
-	cmd.Flags().IntVar(&max, "max", readDefault, "at most this many characters")
+	bindFlags(cmd, v.Name, reflect.ValueOf(&in).Elem())
 	return cmd
 }
 
 // NewCmdScreenshot writes a PNG of a page.
 func NewCmdScreenshot(f *Factory) *cobra.Command {
 	var out string
-	var full bool
+	var in op.ScreenshotIn
+	v := op.Screenshot.CLI
 	cmd := &cobra.Command{
-		Use:   "screenshot PAGE -o FILE",
-		Short: "Save a PNG of the page (viewport, or --full-page)",
+		Use:   v.Use,
+		Short: v.Short,
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if out == "" {
 				return &UsageError{Err: fmt.Errorf("screenshot needs -o FILE")}
 			}
-			res, err := call(f, localapi.Screenshot, localapi.ScreenshotRequest{Page: args[0], FullPage: full})
+			in.Page = args[0]
+			res, err := call(f, localapi.Of(op.Screenshot), in)
 			if err != nil {
 				return err
 			}
@@ -243,7 +247,7 @@ func NewCmdScreenshot(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "PNG file to write")
-	cmd.Flags().BoolVar(&full, "full-page", false, "capture the whole page, not just the viewport")
+	bindFlags(cmd, v.Name, reflect.ValueOf(&in).Elem())
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
 const demoPage = `<!doctype html>
@@ -96,7 +97,7 @@ func demoRun(f *Factory, out string) error {
 		return err
 	}
 	say("3. navigated page %s: title %q (read live from the page)", p.ID, nav.Title)
-	rd, err := localapi.Read.Call(ctx, c, localapi.ReadRequest{Page: p.ID, MaxChars: 400})
+	rd, err := localapi.Of(op.ReadText).Call(ctx, c, op.ReadIn{OnPage: op.OnPage{Page: p.ID}, MaxChars: 400})
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func demoRun(f *Factory, out string) error {
 	for _, line := range strings.Split(strings.TrimSpace(rd.Text), "\n") {
 		say("     | %s", line)
 	}
-	shot, err := localapi.Screenshot.Call(ctx, c, localapi.ScreenshotRequest{Page: p.ID})
+	shot, err := localapi.Of(op.Screenshot).Call(ctx, c, op.ScreenshotIn{OnPage: op.OnPage{Page: p.ID}})
 	if err != nil {
 		return err
 	}

@@ -98,13 +98,13 @@ func verbCases(t *testing.T) []verbCase {
 			serve: func(f *fakeRunner) {
 				answer(f, localapi.Goto, localapi.NavResult{Page: "p-1", URL: "https://a.example/", Title: "A", Status: 200}, nil)
 			}, human: "https://a.example/"},
-		{name: "read", args: []string{"read", "p-1", "--max", "10"}, route: "read", want: localapi.ReadRequest{Page: "p-1", MaxChars: 10},
+		{name: "read", args: []string{"read", "p-1", "--max", "10"}, route: "read", want: op.ReadIn{OnPage: op.OnPage{Page: "p-1"}, MaxChars: 10},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Read, localapi.ReadResult{Page: "p-1", Text: "Hello", Chars: 5}, nil)
+				answer(f, localapi.Of(op.ReadText), localapi.ReadResult{Page: "p-1", Text: "Hello", Chars: 5}, nil)
 			}, human: "Hello"},
-		{name: "screenshot", args: []string{"screenshot", "p-1", "-o", shot, "--full-page"}, route: "screenshot", want: localapi.ScreenshotRequest{Page: "p-1", FullPage: true},
+		{name: "screenshot", args: []string{"screenshot", "p-1", "-o", shot, "--full-page"}, route: "screenshot", want: op.ScreenshotIn{OnPage: op.OnPage{Page: "p-1"}, FullPage: true},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Screenshot, localapi.ScreenshotResult{Page: "p-1", PNG: []byte("\x89PNG"), Width: 800, Height: 600}, nil)
+				answer(f, localapi.Of(op.Screenshot), localapi.ScreenshotResult{Page: "p-1", PNG: []byte("\x89PNG"), Width: 800, Height: 600}, nil)
 			}, human: "(800x600, 4 bytes)"},
 		{name: "eval", args: []string{"eval", "p-1", "1 + 1"}, route: "eval", want: localapi.EvalRequest{Page: "p-1", Expr: "1 + 1"},
 			serve: func(f *fakeRunner) { answer(f, localapi.Eval, localapi.EvalResult{Page: "p-1", Value: 2.0}, nil) }, human: "2"},
@@ -128,9 +128,9 @@ func verbCases(t *testing.T) []verbCase {
 				answer(f, localapi.Reconnect, localapi.ReconnectResult{Browser: "b-1", Generation: 2, CapabilitiesInvalidated: true, Attempts: 1}, nil)
 			}, human: "generation 2"},
 		{name: "snapshot", args: []string{"snapshot", "p-1", "--interactive", "--scope-css", "main", "--max", "500"}, route: "snapshot",
-			want: localapi.SnapshotRequest{Page: "p-1", Interactive: true, MaxChars: 500, Scope: &localapi.Target{CSS: "main"}},
+			want: op.SnapshotIn{OnPage: op.OnPage{Page: "p-1"}, Interactive: true, MaxChars: 500, Scope: &localapi.Target{CSS: "main"}},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Snapshot, decoded[localapi.SnapshotResult](`{"page":"p-1","snapshotId":"s-1","url":"https://a.example/","title":"A","text":"- button \"Go\" [e1]","cursor":"c-1","refs":1,"lines":1,"chars":17,"complete":false,"document":"d-1"}`), nil)
+				answer(f, localapi.Of(op.TakeSnapshot), decoded[localapi.SnapshotResult](`{"page":"p-1","snapshotId":"s-1","url":"https://a.example/","title":"A","text":"- button \"Go\" [e1]","cursor":"c-1","refs":1,"lines":1,"chars":17,"complete":false,"document":"d-1"}`), nil)
 			}, human: "webcodex snapshot p-1 --cursor c-1"},
 		actCase("click", []string{"click", "p-1", "--role", "button", "--name", "Go"}, op.Click, op.ClickIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{Role: "button", Name: "Go"}}},
 			`{"page":"p-1","action":"click","role":"button","tag":"button"}`, `click: ok role="button"`),
@@ -181,9 +181,9 @@ func verbCases(t *testing.T) []verbCase {
 				answer(f, localapi.Dialog, decoded[localapi.DialogResult](`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`), nil)
 			}, human: `"accepted":true`},
 		{name: "wait", args: []string{"wait", "p-1", "--for", "text", "--for-text", "done", "--timeout", "2s"}, route: "wait",
-			want: localapi.WaitRequest{Page: "p-1", Condition: "text", Text: "done", TimeoutMS: 2000},
+			want: op.WaitIn{OnPage: op.OnPage{Page: "p-1"}, Condition: "text", Text: "done", TimeoutMS: 2000},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Wait, decoded[localapi.WaitResult](`{"page":"p-1","found":true,"condition":"text","elapsedMs":12}`), nil)
+				answer(f, localapi.Of(op.Wait), decoded[localapi.WaitResult](`{"page":"p-1","found":true,"condition":"text","elapsedMs":12}`), nil)
 			}, human: "text: found=true after 12ms"},
 		{name: "console", args: []string{"console", "p-1", "--since", "3", "--errors", "--clear"}, route: "console",
 			want: op.ConsoleIn{OnPage: op.OnPage{Page: "p-1"}, Since: 3, ErrorsOnly: true, Clear: true},
@@ -307,7 +307,7 @@ func TestRunnerFailureNamesTheBinaryAndTheLog(t *testing.T) {
 // object naming the page.
 func TestWaitThatRunsOutIsRefusedTimeout(t *testing.T) {
 	fr := newFakeRunner()
-	answer(fr, localapi.Wait, decoded[localapi.WaitResult](`{"page":"p-1","found":false,"condition":"text","elapsedMs":300}`), nil)
+	answer(fr, localapi.Of(op.Wait), decoded[localapi.WaitResult](`{"page":"p-1","found":false,"condition":"text","elapsedMs":300}`), nil)
 	code, out, errs := runFake(fr, "wait", "p-1", "--for", "text", "--for-text", "never", "--timeout", "300ms", "--json")
 	if code != ExitRefused || !strings.Contains(errs, "refused: timeout") {
 		t.Fatalf("exit %d, stderr %q; want %d and timeout", code, errs, ExitRefused)
@@ -317,11 +317,11 @@ func TestWaitThatRunsOutIsRefusedTimeout(t *testing.T) {
 		t.Fatalf("--json = %q (%v), want one timeout refusal naming p-1", out, err)
 	}
 	fr = newFakeRunner()
-	answer(fr, localapi.Wait, decoded[localapi.WaitResult](`{"page":"p-1","found":false,"condition":"visible","elapsedMs":300}`), nil)
+	answer(fr, localapi.Of(op.Wait), decoded[localapi.WaitResult](`{"page":"p-1","found":false,"condition":"visible","elapsedMs":300}`), nil)
 	if code, _, errs := runFake(fr, "wait", "p-1", "e4", "--for", "visible", "--timeout", "300ms"); code != ExitRefused || !strings.Contains(errs, "visible did not hold within 300ms") {
 		t.Fatalf("human: exit %d, stderr %q", code, errs)
 	}
-	if got := fr.got[localapi.Wait.Name].(localapi.WaitRequest); got.Target == nil || got.Target.Ref != "e4" {
+	if got := fr.got[op.Wait.Name].(op.WaitIn); got.Target == nil || got.Target.Ref != "e4" {
 		t.Fatalf("wait TARGET sent %+v, want the bare ref e4", got.Target)
 	}
 }

@@ -145,11 +145,12 @@ func compact(v any) func(w io.Writer) {
 
 // NewCmdSnapshot prints the page outline with refs.
 func NewCmdSnapshot(f *Factory) *cobra.Command {
-	var req localapi.SnapshotRequest
+	var req op.SnapshotIn
 	var scope targetFlags
+	v := op.TakeSnapshot.CLI
 	cmd := &cobra.Command{
-		Use:   "snapshot PAGE",
-		Short: "Print a bounded outline of the page with refs eN for actionable elements",
+		Use:   v.Use,
+		Short: v.Short,
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			req.Page = args[0]
@@ -157,7 +158,7 @@ func NewCmdSnapshot(f *Factory) *cobra.Command {
 			if req.Scope, err = scope.target(); err != nil {
 				return err
 			}
-			res, err := call(f, localapi.Snapshot, req)
+			res, err := call(f, localapi.Of(op.TakeSnapshot), req)
 			if err != nil {
 				return err
 			}
@@ -246,20 +247,21 @@ func newDialogCmd(f *Factory) *cobra.Command {
 
 // NewCmdWait waits for a condition.
 func NewCmdWait(f *Factory) *cobra.Command {
-	var req localapi.WaitRequest
+	var req op.WaitIn
 	var tf targetFlags
 	var timeout time.Duration
+	v := op.Wait.CLI
 	cmd := &cobra.Command{
-		Use:   "wait PAGE [TARGET] --for load|url|text|text_gone|visible|hidden|enabled",
-		Short: "Wait for a condition; one that does not hold within --timeout is refused timeout (exit 3)",
-		Args:  pageAndTarget("wait"),
+		Use:   v.Use,
+		Short: v.Short,
+		Args:  pageAndTarget(v.Name),
 		RunE: func(_ *cobra.Command, args []string) error {
 			var err error
 			if req.Target, err = tf.target(args[1:]...); err != nil {
 				return err
 			}
 			req.Page, req.TimeoutMS = args[0], int(timeout/time.Millisecond)
-			res, err := callWith(f, localapi.Wait, req, timeout+defaultTimeout)
+			res, err := callWith(f, localapi.Of(op.Wait), req, timeout+defaultTimeout)
 			if err != nil {
 				return err
 			}

@@ -105,35 +105,6 @@ type NavResult struct {
 	Loading bool `json:"loading,omitempty"`
 }
 
-// ReadRequest reads a page's visible text.
-type ReadRequest struct {
-	Page     string `json:"page"`
-	MaxChars int    `json:"maxChars,omitempty"`
-}
-
-// ReadResult is bounded visible text.
-type ReadResult struct {
-	Page      string `json:"page"`
-	Text      string `json:"text"`
-	Truncated bool   `json:"truncated"`
-	Chars     int    `json:"totalChars"`
-}
-
-// ScreenshotRequest captures a page.
-type ScreenshotRequest struct {
-	Page     string  `json:"page"`
-	FullPage bool    `json:"fullPage,omitempty"`
-	Target   *Target `json:"target,omitempty"`
-}
-
-// ScreenshotResult is a PNG.
-type ScreenshotResult struct {
-	Page   string `json:"page"`
-	PNG    []byte `json:"png"`
-	Width  int    `json:"width"`
-	Height int    `json:"height"`
-}
-
 // EvalRequest evaluates an expression in the page.
 type EvalRequest struct {
 	Page string `json:"page"`
@@ -149,6 +120,12 @@ type EvalResult struct {
 	Value     any    `json:"value"`
 	Truncated bool   `json:"truncated"`
 }
+
+// ReadResult is bounded visible text (op.ReadResult).
+type ReadResult = op.ReadResult
+
+// ScreenshotResult is a PNG (op.ScreenshotResult).
+type ScreenshotResult = op.ScreenshotResult
 
 // CloseResult reports a browser's teardown.
 type CloseResult struct {
@@ -233,31 +210,6 @@ type ReconnectResult struct {
 	Attempts                int    `json:"attempts"`
 }
 
-// SnapshotRequest takes a page outline (or its next chunk with Cursor).
-type SnapshotRequest struct {
-	Page        string  `json:"page"`
-	Scope       *Target `json:"scope,omitempty"`
-	Interactive bool    `json:"interactive,omitempty"`
-	Since       string  `json:"since,omitempty"`
-	MaxChars    int     `json:"maxChars,omitempty"`
-	Cursor      string  `json:"cursor,omitempty"`
-	// Query outlines only the elements that match (a snapshot of its own
-	// id), for a page too big to read whole.
-	Query *op.Query `json:"query,omitempty"`
-}
-
-// WaitRequest waits for a condition: load, url, text, text_gone, visible,
-// hidden or enabled. A timeout is a result (found: false).
-type WaitRequest struct {
-	Page        string  `json:"page"`
-	Condition   string  `json:"condition"`
-	Text        string  `json:"text,omitempty"`
-	Target      *Target `json:"target,omitempty"`
-	URL         string  `json:"url,omitempty"`
-	URLIncludes string  `json:"urlIncludes,omitempty"`
-	TimeoutMS   int     `json:"timeoutMs,omitempty"`
-}
-
 // ClosePageRequest closes a page webcodex opened.
 type ClosePageRequest struct {
 	Page string `json:"page"`
@@ -294,11 +246,8 @@ type DialogRequest struct {
 // The results of the page-surface routes: the surface's own result under
 // the page's id, which comes first as in every page verb's result.
 
-// SnapshotResult is one chunk of a page outline.
-type SnapshotResult struct {
-	Page string `json:"page"`
-	op.Snapshot
-}
+// SnapshotResult is one chunk of a page outline (op.SnapshotResult).
+type SnapshotResult = op.SnapshotResult
 
 // ActResult is op.ActResult.
 type ActResult = op.ActResult
@@ -311,11 +260,9 @@ type DialogResult struct {
 	Accepted *bool      `json:"accepted,omitempty"`
 }
 
-// WaitResult is the outcome of a wait; a timeout is found: false.
-type WaitResult struct {
-	Page string `json:"page"`
-	op.WaitResult
-}
+// WaitResult is the outcome of a wait; a timeout is found: false
+// (op.WaitResult).
+type WaitResult = op.WaitResult
 
 // DiagResult is one bounded read of the console or network log
 // DiagResult is op.DiagResult.

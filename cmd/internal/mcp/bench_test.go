@@ -150,7 +150,7 @@ func BenchmarkToolCall(b *testing.B) {
 		{"snapshot",
 			func() { s.ok("browser_snapshot", map[string]any{"page": page}) },
 			func() {
-				if _, err := localapi.Snapshot.Call(ctx, d.c, localapi.SnapshotRequest{Page: pi.ID}); err != nil {
+				if _, err := localapi.Of(op.TakeSnapshot).Call(ctx, d.c, op.SnapshotIn{OnPage: op.OnPage{Page: pi.ID}}); err != nil {
 					b.Fatal(err)
 				}
 			}},

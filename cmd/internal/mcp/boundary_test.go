@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -66,7 +67,7 @@ func TestRunnerModeKeepsTheCreatorsBoundary(t *testing.T) {
 		t.Fatalf("the session's own navigate = %v", nav)
 	}
 	// And the owner's page is untouched.
-	rd, err := localapi.Read.Call(ctx, d.c, localapi.ReadRequest{Page: p.ID})
+	rd, err := localapi.Of(op.ReadText).Call(ctx, d.c, op.ReadIn{OnPage: op.OnPage{Page: p.ID}})
 	if err != nil || !strings.Contains(rd.Text, secret) {
 		t.Fatalf("the owner's page after the session = %+v, %v", rd, err)
 	}

@@ -70,7 +70,7 @@ func BenchmarkMCPLatency(b *testing.B) {
 		{"snapshot-small",
 			func() { s.ok("browser_snapshot", nil) },
 			func() {
-				if _, err := r.Snapshot(ctx, localapi.SnapshotRequest{Page: page}); err != nil {
+				if _, err := localapi.Of(op.TakeSnapshot).Call(ctx, r.Routes(), op.SnapshotIn{OnPage: op.OnPage{Page: page}}); err != nil {
 					b.Fatal(err)
 				}
 			}},

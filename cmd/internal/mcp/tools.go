@@ -60,8 +60,7 @@ func (s *Server) addTools() {
 	addTool(s, toolSpec{name: "browser_navigate", anyOf: control, reveals: op.RevealsPageText,
 		desc: "Load a URL in the current tab, launching a browser if none; only allowed origins load."},
 		nil, s.navigate)
-	addTool(s, toolSpec{name: "browser_snapshot", anyOf: read, readOnly: true, reveals: op.RevealsPageText,
-		desc: "The page as an outline: role \"name\" [states] per line, [e5] refs on actionable lines, similar rows folded. query finds elements on a big page."},
+	opTool(s, &op.TakeSnapshot.Meta, "browser_snapshot",
 		func(sc *jsonschema.Schema) {
 			bounds(sc, "maxChars", 0, 200000)
 			bounds(sc, "depth", 0, 100)
@@ -82,15 +81,13 @@ func (s *Server) addTools() {
 	opTool(s, &op.Select.Meta, "browser_select_option",
 		func(sc *jsonschema.Schema) { maxItems(sc, "values", 1, 100) }, s.selectOption)
 	opTool(s, &op.Hover.Meta, "browser_hover", nil, s.hover)
-	addTool(s, toolSpec{name: "browser_wait_for", anyOf: read, readOnly: true,
-		desc: "Wait time seconds, then for textGone, text, an element's condition, the url or the load; running out of timeout is an error."},
+	opTool(s, &op.Wait.Meta, "browser_wait_for",
 		func(sc *jsonschema.Schema) {
 			enum(sc, "condition", "visible", "hidden", "enabled", "load", "url")
 			bounds(sc, "timeout", 0, maxWaitSeconds)
 			bounds(sc, "time", 0, maxTimeWait)
 		}, s.waitFor)
-	addTool(s, toolSpec{name: "browser_take_screenshot", anyOf: read, readOnly: true,
-		desc: "An image of the viewport, the whole page or an element."},
+	opTool(s, &op.Screenshot.Meta, "browser_take_screenshot",
 		func(sc *jsonschema.Schema) {
 			enum(sc, "type", "png", "jpeg")
 			enum(sc, "scale", "css", "device")
@@ -225,8 +222,8 @@ func (s *Server) browser(ctx context.Context, explicit string) (localapi.Browser
 
 // snapshotReply reads a snapshot of page and remembers its id for bare
 // refs.
-func (s *Server) snapshotReply(ctx context.Context, req localapi.SnapshotRequest) (snapshotView, error) {
-	snap, err := call(ctx, s.runner, localapi.Snapshot, req)
+func (s *Server) snapshotReply(ctx context.Context, req op.SnapshotIn) (snapshotView, error) {
+	snap, err := callOp(ctx, s.runner, op.TakeSnapshot, req)
 	if err != nil {
 		return snapshotView{}, err
 	}
@@ -250,7 +247,7 @@ func (s *Server) withSnapshot(ctx context.Context, r *reply, page string, want b
 	if !want {
 		return r
 	}
-	v, err := s.snapshotReply(ctx, localapi.SnapshotRequest{Page: page})
+	v, err := s.snapshotReply(ctx, op.SnapshotIn{OnPage: op.OnPage{Page: page}})
 	if err != nil {
 		if ref, ok := fsm.AsRefusal(err); ok {
 			ref = forAgent(ref)
@@ -484,7 +481,7 @@ func (s *Server) snapshot(ctx context.Context, c *toolCall, in snapshotIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	req := localapi.SnapshotRequest{Page: page, Interactive: in.Interactive, Since: in.Since, MaxChars: in.MaxChars, Cursor: in.Cursor}
+	req := op.SnapshotIn{OnPage: op.OnPage{Page: page}, Interactive: in.Interactive, Since: in.Since, MaxChars: in.MaxChars, Cursor: in.Cursor}
 	scope := in.Scope
 	if in.Target != nil && !in.Target.empty() {
 		if scope != nil && !scope.empty() {
@@ -697,7 +694,7 @@ func (s *Server) waitFor(ctx context.Context, c *toolCall, in waitIn) (any, erro
 		fmt.Fprintf(&text, "waited %gs\n", waited.Seconds())
 	}
 	for _, st := range steps {
-		res, err := call(ctx, s.runner, localapi.Wait, localapi.WaitRequest{Page: page, Condition: st.cond, Text: st.text, Target: t, URL: in.URL, URLIncludes: in.URLIncludes, TimeoutMS: int(bound.Milliseconds())})
+		res, err := callOp(ctx, s.runner, op.Wait, op.WaitIn{OnPage: op.OnPage{Page: page}, Condition: st.cond, Text: st.text, Target: t, URL: in.URL, URLIncludes: in.URLIncludes, TimeoutMS: int(bound.Milliseconds())})
 		if err != nil {
 			return nil, err
 		}
@@ -749,7 +746,7 @@ func (s *Server) screenshot(ctx context.Context, c *toolCall, in screenshotIn) (
 	if err != nil {
 		return nil, err
 	}
-	shot, err := call(ctx, s.runner, localapi.Screenshot, localapi.ScreenshotRequest{Page: page, FullPage: in.FullPage, Target: t})
+	shot, err := callOp(ctx, s.runner, op.Screenshot, op.ScreenshotIn{OnPage: op.OnPage{Page: page}, FullPage: in.FullPage, Element: op.Element{Target: t}})
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/webcodex/webcodex/cdp/surface"
-	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
@@ -87,12 +86,8 @@ func (s *Server) addPlaywrightTools(read, control []Scope) {
 			bounds(sc, "deltaY", -surface.MaxWheelDelta, surface.MaxWheelDelta)
 			sc.Required = []string{"deltaX", "deltaY"}
 		}, s.mouseWheel)
-	addTool(s, toolSpec{name: "browser_find", anyOf: read, readOnly: true,
-		desc: "Find text or regex in a fresh snapshot: matching lines with refs, under their path."},
-		nil, s.find)
-	addTool(s, toolSpec{name: "browser_pdf_save", group: CapPDF, anyOf: read, readOnly: true,
-		desc: "Save the page as PDF into this session's output directory; a page with frames of denied origins is refused."},
-		nil, s.pdfSave)
+	opTool(s, &op.TakeSnapshot.Meta, "browser_find", nil, s.find)
+	opTool(s, &op.PDF.Meta, "browser_pdf_save", nil, s.pdfSave)
 }
 
 // ---------------------------------------------------------------- resize
@@ -330,14 +325,14 @@ func (s *Server) find(ctx context.Context, c *toolCall, in findIn) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.snapshotReply(ctx, localapi.SnapshotRequest{Page: page, MaxChars: maxFindChars})
+	v, err := s.snapshotReply(ctx, op.SnapshotIn{OnPage: op.OnPage{Page: page}, MaxChars: maxFindChars})
 	if err != nil {
 		return nil, err
 	}
 	outline := v.text
 	cursor, _ := v.fields["cursor"].(string)
 	for i := 1; cursor != "" && i < maxFindChunks; i++ {
-		next, err := s.snapshotReply(ctx, localapi.SnapshotRequest{Page: page, Cursor: cursor, MaxChars: maxFindChars})
+		next, err := s.snapshotReply(ctx, op.SnapshotIn{OnPage: op.OnPage{Page: page}, Cursor: cursor, MaxChars: maxFindChars})
 		if err != nil {
 			return nil, err
 		}
@@ -433,7 +428,7 @@ func (s *Server) pdfSave(ctx context.Context, c *toolCall, in pdfIn) (any, error
 	if err != nil {
 		return nil, err
 	}
-	res, err := call(ctx, s.runner, localapi.PDF, localapi.PageRequest{Page: page})
+	res, err := callOp(ctx, s.runner, op.PDF, op.PDFIn{OnPage: op.OnPage{Page: page}})
 	if err != nil {
 		return nil, err
 	}

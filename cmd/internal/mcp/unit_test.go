@@ -11,6 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
 
@@ -27,13 +28,13 @@ func (f *fakeBackend) routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.GetStatus, func(context.Context, struct{}) (localapi.Status, error) {
 		return localapi.Status{Browsers: []localapi.BrowserInfo{{ID: "b-1", Mode: localapi.ModeEphemeral, Pages: []localapi.PageInfo{{ID: "p-1", Browser: "b-1"}}}}}, nil
 	})
-	localapi.Serve(rt, localapi.Snapshot, func(_ context.Context, req localapi.SnapshotRequest) (localapi.SnapshotResult, error) {
+	localapi.Serve(rt, localapi.Of(op.TakeSnapshot), func(_ context.Context, req op.SnapshotIn) (op.SnapshotResult, error) {
 		f.calls++
 		res := localapi.SnapshotResult{Page: req.Page}
 		res.Text = f.snapshot
 		return res, nil
 	})
-	localapi.Serve(rt, localapi.Wait, func(_ context.Context, req localapi.WaitRequest) (localapi.WaitResult, error) {
+	localapi.Serve(rt, localapi.Of(op.Wait), func(_ context.Context, req op.WaitIn) (op.WaitResult, error) {
 		f.calls++
 		res := localapi.WaitResult{Page: req.Page}
 		res.Found, res.Condition = true, req.Condition

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"reflect"
 	"strings"
+	"time"
 )
 
 // Scope is the permission an operation needs from an MCP server's agent.
@@ -145,6 +146,38 @@ const (
 	// expiry), which no call bound may cut short. Not for a page's
 	// operation.
 	PersonBound
+	// WaitBound is the call bound plus the wait the input asks for
+	// (Waiter), at most MaxWait.
+	WaitBound
+)
+
+// MaxWait bounds any wait a caller asks for.
+const MaxWait = 2 * time.Minute
+
+// Waiter is the input of an operation bound by WaitBound: how long it asks
+// to wait.
+type Waiter interface {
+	WaitFor() time.Duration
+}
+
+// Judge is how the Runner finds and judges the page an operation names
+// before it runs (after admission).
+type Judge int
+
+const (
+	// JudgeLive (the default): the page's live URL is judged by the origin
+	// gate, and its origin is what the operation acted on.
+	JudgeLive Judge = iota
+	// JudgeNavigable: a page webcodex opened may move even when it left the
+	// allowlist (back is the way home); a tab of the person's must be
+	// readable. Where it may go is the handler's to check.
+	JudgeNavigable
+	// JudgeTarget: judged by the URL the browser reports for the target,
+	// which answers while a JavaScript dialog blocks the page's scripts.
+	JudgeTarget
+	// JudgeNone: the page is only found (closing it needs no look at it);
+	// the handler refuses what it must.
+	JudgeNone
 )
 
 // Audit says what the audit trail records of an operation.
@@ -155,12 +188,17 @@ const (
 	NotAudited Audit = iota + 1
 	// AuditActed records the operation on the origin it acted on, read
 	// before it acted (an action may navigate). An input that names files
-	// (AuditFiles) gets one record per file with its path and size.
+	// (AuditFiles) gets one record per file with its path and size; one
+	// that names where it goes (AuditURL: a navigation) is recorded on that
+	// origin.
 	AuditActed
 	// AuditRecorded: the handler appends the one record, naming what only
 	// it knows (the browser a launch or attach created, the CDP method's
 	// policy name, an approval's evidence). Not for a page action.
 	AuditRecorded
+	// AuditLanded records it on the origin the page is on after it acted
+	// (a move through history).
+	AuditLanded
 )
 
 // Reveal is what an operation's answer may show of a page. Whatever it
@@ -267,7 +305,9 @@ type Meta struct {
 	// launch, a close, an attach).
 	Changes bool
 	Bound   Bound
-	Audit   Audit
+	// Judge is how its page is found and judged (default JudgeLive).
+	Judge Judge
+	Audit Audit
 	// Reveals is what its answer may show of a page.
 	Reveals Reveal
 	// MCP are the tools derived from the operation (none: the MCP server

@@ -29,6 +29,9 @@ func TestTable(t *testing.T) {
 			if m.Bound == PersonBound && m.Admit == AdmitPage {
 				t.Error("a page's operation waits for no person: it has the call bound")
 			}
+			if _, waits := d.NewInput().(Waiter); (m.Bound == WaitBound) != waits {
+				t.Error("an input that asks to wait (Waiter) is bound by WaitBound, and only it")
+			}
 			if m.Audit == 0 {
 				t.Error("no audit rule")
 			}

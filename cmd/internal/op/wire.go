@@ -175,9 +175,9 @@ type Snapshot struct {
 	Document    string `json:"document"`
 }
 
-// WaitResult is the outcome of a wait. A timeout is Found false, not an
+// WaitOutcome is the outcome of a wait. A timeout is Found false, not an
 // error.
-type WaitResult struct {
+type WaitOutcome struct {
 	Found     bool   `json:"found"`
 	Condition string `json:"condition"`
 	URL       string `json:"url,omitempty"`

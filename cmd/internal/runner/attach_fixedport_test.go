@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/internal/waitfor"
@@ -46,7 +47,7 @@ func TestAttachFixedPort(t *testing.T) {
 	var rd localapi.ReadResult
 	waitfor.Until(t, 10*time.Second, "the tab is read", func() bool {
 		var err error
-		rd, err = h.r.Read(ctx, localapi.ReadRequest{Page: tab})
+		rd, err = runOp(ctx, h.r, op.ReadText, readIn(tab))
 		h.record(rd, err)
 		return err == nil && strings.Contains(rd.Text, "logged-in page")
 	})

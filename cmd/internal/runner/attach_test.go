@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/chromiumtest"
 	"github.com/webcodex/webcodex/internal/tracecheck"
@@ -209,7 +210,7 @@ func TestAttachByProfileDirAndEndpoint(t *testing.T) {
 		t.Fatalf("attach = %+v", res)
 	}
 	tab := pageByURL(t, res.Browser.Pages, srv.URL+"/")
-	rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: tab})
+	rd, err := runOp(ctx, h.r, op.ReadText, readIn(tab))
 	h.record(rd, err)
 	if err != nil || !strings.Contains(rd.Text, "logged-in page") {
 		t.Fatalf("read = %+v, %v", rd, err)
@@ -301,13 +302,13 @@ func TestTabBeforeItsFirstDocument(t *testing.T) {
 	ctx := context.Background()
 	res := h.approvedAttach(h.r, localapi.AttachRequest{ProfileDir: u.profile, Allow: []string{srv.URL}})
 	page := pageByURL(t, res.Browser.Pages, srv.URL+"/")
-	read, err := h.r.Read(ctx, localapi.ReadRequest{Page: page})
+	read, err := runOp(ctx, h.r, op.ReadText, readIn(page))
 	if err != nil || read.Text != "" {
 		t.Fatalf("read of a tab before its first document = %+v, %v; want the empty about:blank", read, err)
 	}
 	release()
 	h.waitShows(page, srv.URL+"/")
-	if read, err = h.r.Read(ctx, localapi.ReadRequest{Page: page}); err != nil || !strings.Contains(read.Text, "arrived") {
+	if read, err = runOp(ctx, h.r, op.ReadText, readIn(page)); err != nil || !strings.Contains(read.Text, "arrived") {
 		t.Fatalf("read once the document arrived = %+v, %v", read, err)
 	}
 }
@@ -399,7 +400,7 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 	if h.r.handshakes != hs+1 {
 		t.Fatalf("reconnect opened %d sockets, want 1", h.r.handshakes-hs)
 	}
-	if _, err := h.r.Read(ctx, localapi.ReadRequest{Page: oldPage}); !fsm.IsCode(err, fsm.BindingStale) {
+	if _, err := runOp(ctx, h.r, op.ReadText, readIn(oldPage)); !fsm.IsCode(err, fsm.BindingStale) {
 		t.Fatalf("old page handle after reconnect = %v, want %s", err, fsm.BindingStale)
 	}
 	if n := journal.Load(); n != 1 {

@@ -114,16 +114,23 @@ func (r *Runner) pageOrigin(ctx context.Context, p *Page) string {
 // result names the file only). A call refused before its page was found is
 // recorded too, under the page id it named.
 func (r *Runner) auditOp(ctx context.Context, m *op.Meta, in op.Input, pageID string, p *Page, acted string, err error) {
-	if m.Audit != op.AuditActed {
+	if m.Audit == op.NotAudited {
 		return
 	}
 	action := m.Name
 	if a, ok := in.(interface{ AuditAction() string }); ok {
 		action = a.AuditAction()
 	}
-	if p == nil {
-		r.auditPageOp(ctx, pageID, action, "", err)
+	var to string // where a navigation goes: the origin it is recorded on
+	if u, ok := in.(interface{ AuditURL() string }); ok {
+		to = u.AuditURL()
+	}
+	if p == nil || m.Audit == op.AuditLanded {
+		r.auditPageOp(ctx, pageID, action, to, err) // the origin read now, when none is named
 		return
+	}
+	if to != "" {
+		acted = originOf(to)
 	}
 	files := []string{""}
 	if f, ok := in.(op.Files); ok && len(f.AuditFiles()) > 0 {

@@ -146,7 +146,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 
 	drive := func(name string) {
 		t.Helper()
-		snap, err := r.Snapshot(ctx, localapi.SnapshotRequest{Page: page})
+		snap, err := runOp(ctx, r, op.TakeSnapshot, op.SnapshotIn{OnPage: op.OnPage{Page: page}})
 		if err != nil {
 			t.Fatalf("snapshot: %v", err)
 		}
@@ -162,7 +162,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 		if _, err := runAct(ctx, r, op.Click, clickOn(page, localapi.Target{Role: "button", Name: "Pay"})); err != nil {
 			t.Fatalf("click: %v", err)
 		}
-		read, err := r.Read(ctx, localapi.ReadRequest{Page: page})
+		read, err := runOp(ctx, r, op.ReadText, readIn(page))
 		if err != nil || !strings.Contains(read.Text, "paid by "+name) {
 			t.Fatalf("read after the click: %q, %v", read.Text, err)
 		}
@@ -178,7 +178,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	if _, err := runAct(ctx, r, op.Click, clickOn(page, localapi.Target{Role: "button", Name: "Open a window"})); err != nil {
 		t.Fatalf("click Open a window: %v", err)
 	}
-	if read, err := r.Read(ctx, localapi.ReadRequest{Page: page}); err != nil || !strings.Contains(read.Text, "window opened") {
+	if read, err := runOp(ctx, r, op.ReadText, readIn(page)); err != nil || !strings.Contains(read.Text, "window opened") {
 		t.Fatalf("the shared page did not open its window: %q, %v", read.Text, err)
 	}
 	onlyShared := func(when string) {
@@ -244,7 +244,7 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	if bi.LostReason != "explicit_revoke" {
 		t.Fatalf("lost with %q, want explicit_revoke", bi.LostReason)
 	}
-	if _, err := r.Snapshot(ctx, localapi.SnapshotRequest{Page: page}); err == nil {
+	if _, err := runOp(ctx, r, op.TakeSnapshot, op.SnapshotIn{OnPage: op.OnPage{Page: page}}); err == nil {
 		t.Fatal("a revoked tab was still driven")
 	}
 	waitfor.Until(t, bridgeWait, "the debugger to leave the tab", func() bool { return !eb.DebuggerAttached(targetID) })

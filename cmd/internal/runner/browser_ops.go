@@ -44,7 +44,7 @@ func serveOp[In, Out any](s *opServer, o *op.Op[In, Out], h func(context.Context
 		}
 		if o.Bound != op.PersonBound {
 			var settle func(error) error
-			ctx, settle = r.call(ctx, ids.Page, "the "+o.Name, r.boundOf(o.Bound))
+			ctx, settle = r.call(ctx, ids.Page, "the "+o.Name, r.boundOf(o.Bound, in))
 			defer func() { err = settle(err) }()
 		}
 		return h(ctx, in)

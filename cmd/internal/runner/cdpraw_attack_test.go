@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/lifetime"
@@ -359,7 +360,7 @@ func TestRawSessionIsResetOnNavigation(t *testing.T) {
 	}
 	p.raw.mu.Unlock()
 	// The surface still works (its domains were never the raw session's).
-	rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: pi.ID})
+	rd, err := runOp(ctx, h.r, op.ReadText, readIn(pi.ID))
 	if err != nil || rd.Text != "page /two" {
 		t.Fatalf("read after raw disables = %+v, %v", rd, err)
 	}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
@@ -264,7 +265,7 @@ func TestATSPIConsentUnderXvfb(t *testing.T) {
 	}
 	tab := pageByURL(t, o.res.Browser.Pages, srv.URL+"/")
 	for i := 0; i < 2; i++ {
-		rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: tab})
+		rd, err := runOp(ctx, h.r, op.ReadText, readIn(tab))
 		h.record(rd, err)
 		if err != nil || !strings.Contains(rd.Text, "logged-in page") {
 			t.Fatalf("read = %+v, %v", rd, err)

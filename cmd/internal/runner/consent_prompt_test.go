@@ -25,6 +25,7 @@ import (
 
 	"github.com/webcodex/webcodex/cmd/internal/auditchain"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/consent"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/testlock"
@@ -535,12 +536,12 @@ func TestRealConsentPromptUnderXvfb(t *testing.T) {
 		if err != nil || len(pages) != 1 {
 			t.Fatalf("pages = %+v, %v", pages, err)
 		}
-		rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: tab})
+		rd, err := runOp(ctx, h.r, op.ReadText, readIn(tab))
 		h.record(rd, err)
 		if err != nil || !strings.Contains(rd.Text, "logged-in page") {
 			t.Fatalf("read = %+v, %v", rd, err)
 		}
-		snap, err := h.r.Snapshot(ctx, localapi.SnapshotRequest{Page: tab, Interactive: true})
+		snap, err := runOp(ctx, h.r, op.TakeSnapshot, op.SnapshotIn{OnPage: op.OnPage{Page: tab}, Interactive: true})
 		h.record(snap, err)
 		if err != nil || !strings.Contains(snap.Text, "Save") {
 			t.Fatalf("snapshot = %s, %v", snap.Text, err)

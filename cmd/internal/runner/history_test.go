@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/waitfor"
 )
@@ -66,7 +67,7 @@ func TestHistoryKeepsTheGate(t *testing.T) {
 	if err != nil || nav.URL != allowed.URL+"/b" {
 		t.Fatalf("reload = %+v, %v", nav, err)
 	}
-	rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: p.ID})
+	rd, err := runOp(ctx, h.r, op.ReadText, readIn(p.ID))
 	if err != nil || rd.Text != "load 3" {
 		t.Fatalf("read after reload = %+v, %v; want the third load of page b (goto, forward, reload)", rd, err)
 	}
@@ -77,7 +78,7 @@ func TestHistoryKeepsTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitfor.Until(t, 10*time.Second, "the page is unreadable after leaving the list", func() bool {
-		_, err := h.r.Read(ctx, localapi.ReadRequest{Page: p.ID})
+		_, err := runOp(ctx, h.r, op.ReadText, readIn(p.ID))
 		return fsm.IsCode(err, fsm.OriginDenied)
 	})
 	if _, err := h.r.Reload(ctx, localapi.PageRequest{Page: p.ID}); !fsm.IsCode(err, fsm.OriginDenied) {
@@ -87,7 +88,7 @@ func TestHistoryKeepsTheGate(t *testing.T) {
 	if err != nil || nav.URL != allowed.URL+"/b" {
 		t.Fatalf("back home from the denied page = %+v, %v", nav, err)
 	}
-	if _, err := h.r.Read(ctx, localapi.ReadRequest{Page: p.ID}); err != nil {
+	if _, err := runOp(ctx, h.r, op.ReadText, readIn(p.ID)); err != nil {
 		t.Fatalf("read back home = %v", err)
 	}
 	// Forward would land on the denied origin: refused as goto is, and the
@@ -100,7 +101,7 @@ func TestHistoryKeepsTheGate(t *testing.T) {
 	if strings.Contains(ref.Error(), allowed.Listener.Addr().String()) {
 		t.Fatalf("refusal names the allowlist: %s", ref.Error())
 	}
-	rd, err = h.r.Read(ctx, localapi.ReadRequest{Page: p.ID})
+	rd, err = runOp(ctx, h.r, op.ReadText, readIn(p.ID))
 	if err != nil || !strings.HasPrefix(rd.Text, "load") {
 		t.Fatalf("read after the refused forward = %+v, %v", rd, err)
 	}
@@ -136,7 +137,7 @@ func TestHistoryWithinTheDocument(t *testing.T) {
 		t.Fatalf("back within the document = %+v, %v", nav, err)
 	}
 	waitfor.Until(t, 10*time.Second, "the page saw popstate", func() bool {
-		rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: p.ID})
+		rd, err := runOp(ctx, h.r, op.ReadText, readIn(p.ID))
 		return err == nil && rd.Text == "#one"
 	})
 	nav, err = h.r.Forward(ctx, localapi.PageRequest{Page: p.ID})

@@ -188,7 +188,7 @@ func TestWedgedTabRecovers(t *testing.T) {
 		t.Fatalf("while(true){} = %v, want %s saying the script was terminated", err, fsm.Timeout)
 	}
 	start = time.Now()
-	snap, err := r.Snapshot(ctx, localapi.SnapshotRequest{Page: p.ID})
+	snap, err := runOp(ctx, r, op.TakeSnapshot, op.SnapshotIn{OnPage: op.OnPage{Page: p.ID}})
 	if err != nil {
 		t.Fatalf("snapshot after the wedge: %v", err)
 	}
@@ -266,7 +266,7 @@ func TestStoppedBrowserAnswersInTime(t *testing.T) {
 	}
 	evalTook := time.Since(start)
 	start = time.Now()
-	if _, err := r.Snapshot(ctx, localapi.SnapshotRequest{Page: p.ID}); !fsm.IsCode(err, fsm.Timeout) {
+	if _, err := runOp(ctx, r, op.TakeSnapshot, op.SnapshotIn{OnPage: op.OnPage{Page: p.ID}}); !fsm.IsCode(err, fsm.Timeout) {
 		t.Errorf("snapshot on a stopped browser = %v, want %s", err, fsm.Timeout)
 	}
 	snapTook := time.Since(start)

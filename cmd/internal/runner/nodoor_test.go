@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/internal/waitfor"
 	"github.com/webcodex/webcodex/platform"
 )
@@ -51,7 +52,7 @@ func TestOwnedBrowserListensNowhere(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: open: %v", bi.Mode, err)
 		}
-		if rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: pg.ID}); err != nil || rd.Text != "read over the pipe" {
+		if rd, err := runOp(ctx, h.r, op.ReadText, readIn(pg.ID)); err != nil || rd.Text != "read over the pipe" {
 			t.Fatalf("%s: read = %+v, %v; want the page's text", bi.Mode, rd, err)
 		}
 		waitfor.Until(t, 10*time.Second, "the page's title is listed", func() bool {

@@ -39,6 +39,7 @@ func (r *Runner) serveOps(rt *localapi.Routes) {
 	servePageOp(s, op.Probe, s.probe)
 	serveParity(s) // drag, drop, one request's details (parity_ops.go)
 	serveReads(s)
+	servePageReads(s)
 	serveRunnerOps(s) // the browser's and the Runner's (browser_ops.go)
 	if missing := s.unserved(); len(missing) > 0 {
 		panic("runner: operations without a handler: " + strings.Join(missing, ", "))
@@ -166,12 +167,28 @@ func serveAction[In op.Input](s *opServer, o *op.Op[In, op.ActResult], h func(ct
 	})
 }
 
-// servePageOp serves the operation o on a page: admitted by the page its
-// input names, bounded, run under the effect ledger when o is an effect
-// (dispatched once, never replayed; a repeated idempotency key answers with
-// the recorded outcome; a lost acknowledgement is outcome_unknown), and
-// audited on the origin it acted on as o says.
+// pageHandler is the Runner's handler of an operation on a page: do runs
+// it on the page found and judged as the declaration says. check, when
+// set, refuses a call before anything is dispatched (a refused effect's key
+// may dispatch again); observe, when set, answers a repeated key whose
+// outcome is unknown by looking at the page.
+type pageHandler[In op.Input, Out any] struct {
+	check   func(ctx context.Context, p *Page, in In) error
+	do      func(ctx context.Context, p *Page, in In) (Out, error)
+	observe func(ctx context.Context, e *lease.Entry, in In) (Out, error)
+}
+
+// servePageOp serves the operation o on a page with h.
 func servePageOp[In op.Input, Out any](s *opServer, o *op.Op[In, Out], h func(ctx context.Context, p *Page, in In) (Out, error)) {
+	serveOnPage(s, o, pageHandler[In, Out]{do: h})
+}
+
+// serveOnPage serves the operation o on a page: admitted by the page its
+// input names, bounded, found and judged as o says, run under the effect
+// ledger when o is an effect (dispatched once, never replayed; a repeated
+// idempotency key answers with the recorded outcome; a lost acknowledgement
+// is outcome_unknown), and audited as o says.
+func serveOnPage[In op.Input, Out any](s *opServer, o *op.Op[In, Out], h pageHandler[In, Out]) {
 	r := s.r
 	if o.Admit != op.AdmitPage || o.Bound == op.PersonBound || o.Audit == op.AuditRecorded {
 		panic("runner: " + o.Name + " is no page operation of the table's (serveOp)")
@@ -183,7 +200,7 @@ func servePageOp[In op.Input, Out any](s *opServer, o *op.Op[In, Out], h func(ct
 		if err := r.admit(ctx, ids); err != nil {
 			return zero, err
 		}
-		ctx, settle := r.call(ctx, ids.Page, "the "+o.Name, r.boundOf(o.Bound))
+		ctx, settle := r.call(ctx, ids.Page, "the "+o.Name, r.boundOf(o.Bound, in))
 		defer func() { err = settle(err) }()
 		var entry *lease.Entry
 		if o.Effect {
@@ -192,13 +209,19 @@ func servePageOp[In op.Input, Out any](s *opServer, o *op.Op[In, Out], h func(ct
 			if entry, fresh, err = r.claimEffect(ctx, key, o.Name, what); err != nil {
 				return zero, err
 			}
+			if !fresh && h.observe != nil {
+				return h.observe(ctx, entry, in)
+			}
 			if !fresh {
 				return recorded[Out](replayed(entry.Replay(ctx)))
 			}
 		}
-		p, acted, err := r.readablePageAt(ctx, ids.Page) // acted: the origin acted on, before the operation may navigate
+		p, acted, err := r.reach(ctx, o.Judge, ids.Page) // acted: the origin acted on, before the operation may navigate
 		if err == nil {
 			err = r.checkTyped(&in, acted) // secrets: only for an origin they are bound to
+		}
+		if err == nil && h.check != nil {
+			err = h.check(ctx, p, in)
 		}
 		if err != nil {
 			r.auditOp(ctx, &o.Meta, in, ids.Page, nil, "", err) // a refused effect is recorded too
@@ -208,12 +231,12 @@ func servePageOp[In op.Input, Out any](s *opServer, o *op.Op[In, Out], h func(ct
 			return zero, err
 		}
 		if entry == nil {
-			out, err := h(ctx, p, in)
+			out, err := h.do(ctx, p, in)
 			r.auditOp(ctx, &o.Meta, in, ids.Page, p, acted, err)
 			return out, err
 		}
 		outcome, err := entry.Dispatch(ctx, func(ctx context.Context) (lease.Outcome, lease.EffectTrigger) {
-			out, err := h(ctx, p, in)
+			out, err := h.do(ctx, p, in)
 			r.auditOp(ctx, &o.Meta, in, ids.Page, p, acted, err)
 			if err != nil {
 				return lease.Outcome{Err: err}, settleOf(err)
@@ -226,6 +249,38 @@ func servePageOp[In op.Input, Out any](s *opServer, o *op.Op[In, Out], h func(ct
 		}
 		return recorded[Out](outcome.Result, outcome.Err)
 	})
+}
+
+// reach finds the page id names and judges it as j says, and returns the
+// origin it is on when it was judged ("" when it was not read).
+func (r *Runner) reach(ctx context.Context, j op.Judge, id string) (*Page, string, error) {
+	switch j {
+	case op.JudgeLive:
+		return r.readablePageAt(ctx, id)
+	case op.JudgeNavigable:
+		p, err := r.page(id)
+		if err != nil || !p.personal() {
+			return p, "", err
+		}
+		return r.readablePageAt(ctx, id)
+	case op.JudgeTarget:
+		p, err := r.page(id)
+		if err != nil {
+			return nil, "", err
+		}
+		u, err := p.targetURL(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		if err := p.judge(u); err != nil {
+			return nil, "", err
+		}
+		return p, originOf(u), nil
+	case op.JudgeNone:
+		p, err := r.page(id)
+		return p, "", err
+	}
+	panic(fmt.Sprintf("runner: judge %d has no rule", j))
 }
 
 // effectOf is an effect's idempotency key and what the effect is: its
@@ -244,8 +299,8 @@ func effectOf[In op.Input](in In) (string, In) {
 	return key, what
 }
 
-// boundOf is how long an operation of the table may run.
-func (r *Runner) boundOf(b op.Bound) time.Duration {
+// boundOf is how long an operation of the table may run with in.
+func (r *Runner) boundOf(b op.Bound, in any) time.Duration {
 	switch b {
 	case op.CallBound:
 		return r.callBound()
@@ -255,6 +310,8 @@ func (r *Runner) boundOf(b op.Bound) time.Duration {
 		return statusBound
 	case op.ShutdownBound:
 		return shutdownTimeout
+	case op.WaitBound:
+		return r.callBound() + in.(op.Waiter).WaitFor()
 	}
 	panic(fmt.Sprintf("runner: operation bound %d has no duration", b))
 }

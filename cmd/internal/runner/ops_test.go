@@ -55,3 +55,12 @@ var clickAndType = []testAction{
 func typeIn(page, key, text string) op.TypeIn {
 	return op.TypeIn{OnPage: op.OnPage{Page: page}, Element: op.Element{Target: &localapi.Target{Label: "Note"}}, Text: text, Keyed: op.Keyed{IdempotencyKey: key}}
 }
+
+// runOp runs an operation of the table on r as a client calls it: through
+// its route, so admission, the bound, the ledger and the audit apply.
+func runOp[In op.Input, Out any](ctx context.Context, r *Runner, o *op.Op[In, Out], in In) (Out, error) {
+	return localapi.Of(o).Call(ctx, r.Routes(), in)
+}
+
+// readIn reads page.
+func readIn(page string) op.ReadIn { return op.ReadIn{OnPage: op.OnPage{Page: page}} }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/tracecheck"
 	"github.com/webcodex/webcodex/internal/waitfor"
@@ -136,7 +137,7 @@ func TestLaunchWithLongTMPDIR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := r.Read(ctx, localapi.ReadRequest{Page: p.ID})
+	rd, err := runOp(ctx, r, op.ReadText, readIn(p.ID))
 	if err != nil || !strings.Contains(rd.Text, "started under a long TMPDIR") {
 		t.Fatalf("read = %+v, %v", rd, err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
 )
@@ -258,47 +259,77 @@ func (p *Page) remember(url, title string) {
 	p.browser.mu.Unlock()
 }
 
-// Read returns the page's visible text, bounded, with a truncation marker.
-func (r *Runner) Read(ctx context.Context, req localapi.ReadRequest) (_ localapi.ReadResult, err error) {
-	ctx, settle := r.call(ctx, req.Page, "reading the page", r.callBound())
-	defer func() { err = settle(err) }()
-	p, err := r.page(req.Page)
-	if err != nil {
-		return localapi.ReadResult{}, err
-	}
-	if err := p.authorize(ctx); err != nil {
-		return localapi.ReadResult{}, err
-	}
-	max := req.MaxChars
-	if max <= 0 {
-		max = defaultReadChars
-	}
-	max = min(max, maxReadChars)
-	rd, err := p.surf.Read(ctx, max)
-	if err != nil {
-		return localapi.ReadResult{}, err
-	}
-	return localapi.ReadResult{Page: p.id, Text: rd.Text, Truncated: rd.Truncated, Chars: rd.TotalChars}, nil
+// servePageReads serves the reads of what a page shows, and the wait.
+func servePageReads(s *opServer) {
+	servePageOp(s, op.ReadText, func(ctx context.Context, p *Page, in op.ReadIn) (op.ReadResult, error) {
+		max := in.MaxChars
+		if max <= 0 {
+			max = defaultReadChars
+		}
+		rd, err := p.surf.Read(ctx, min(max, maxReadChars))
+		if err != nil {
+			return op.ReadResult{}, err
+		}
+		return op.ReadResult{Page: p.id, Text: rd.Text, Truncated: rd.Truncated, Chars: rd.TotalChars}, nil
+	})
+	servePageOp(s, op.Screenshot, func(ctx context.Context, p *Page, in op.ScreenshotIn) (op.ScreenshotResult, error) {
+		png, err := p.surf.Screenshot(ctx, surface.ScreenshotOptions{FullPage: in.FullPage, Target: surfaceTarget(in.Target)})
+		if err != nil {
+			return op.ScreenshotResult{}, err
+		}
+		w, h := pngSize(png)
+		return op.ScreenshotResult{Page: p.id, PNG: png, Width: w, Height: h}, nil
+	})
+	serveOnPage(s, op.PDF, pageHandler[op.PDFIn, op.PDFResult]{
+		// A person's browser is never printed: its print path is the
+		// person's own. The surface refuses a page that holds a frame of a
+		// denied origin (spec/boundaries.md).
+		check: func(ctx context.Context, p *Page, _ op.PDFIn) error {
+			if p.browser.attached() {
+				return fsm.Refuse(fsm.RouteUnavailable, "a PDF is printed only from a browser webcodex launched, not from the person's own")
+			}
+			return nil
+		},
+		do: func(ctx context.Context, p *Page, _ op.PDFIn) (op.PDFResult, error) {
+			data, err := p.surf.PDF(ctx)
+			if err != nil {
+				return op.PDFResult{}, err
+			}
+			return op.PDFResult{Page: p.id, PDF: data}, nil
+		},
+	})
+	servePageOp(s, op.TakeSnapshot, snapshot)
+	servePageOp(s, op.Wait, func(ctx context.Context, p *Page, in op.WaitIn) (op.WaitResult, error) {
+		o := surface.WaitOptions{Condition: in.Condition, Text: in.Text, URL: in.URL, URLIncludes: in.URLIncludes, Timeout: in.WaitFor(), Target: surfaceTarget(in.Target)}
+		res, err := p.surf.Wait(ctx, o)
+		if err != nil {
+			return op.WaitResult{}, err
+		}
+		if err := p.authorize(ctx); err != nil { // a wait may end on another origin: never report its URL
+			return op.WaitResult{}, err
+		}
+		return op.WaitResult{Page: p.id, WaitOutcome: op.WaitOutcome(*res)}, nil
+	})
 }
 
-// Screenshot captures the viewport, the full page or one element as PNG.
-func (r *Runner) Screenshot(ctx context.Context, req localapi.ScreenshotRequest) (_ localapi.ScreenshotResult, err error) {
-	ctx, settle := r.call(ctx, req.Page, "the screenshot", r.callBound())
-	defer func() { err = settle(err) }()
-	p, err := r.page(req.Page)
+// snapshot returns one chunk of the page outline with refs.
+func snapshot(ctx context.Context, p *Page, in op.SnapshotIn) (op.SnapshotResult, error) {
+	if in.Cursor != "" {
+		s, err := p.surf.SnapshotNext(ctx, in.Cursor, in.MaxChars)
+		if err != nil {
+			return op.SnapshotResult{}, err
+		}
+		return op.SnapshotResult{Page: p.id, Snapshot: op.Snapshot(*s)}, nil
+	}
+	opts := surface.SnapshotOptions{Interactive: in.Interactive, Since: in.Since, MaxChars: in.MaxChars, Scope: surfaceTarget(in.Scope), Query: mapPtr(in.Query, func(q op.Query) surface.Query { return surface.Query(q) })}
+	s, err := p.surf.Snapshot(ctx, opts)
 	if err != nil {
-		return localapi.ScreenshotResult{}, err
+		return op.SnapshotResult{}, err
 	}
-	if err := p.authorize(ctx); err != nil {
-		return localapi.ScreenshotResult{}, err
+	if err := p.authorize(ctx); err != nil { // it may have left while we read
+		return op.SnapshotResult{}, err
 	}
-	opts := surface.ScreenshotOptions{FullPage: req.FullPage, Target: surfaceTarget(req.Target)}
-	png, err := p.surf.Screenshot(ctx, opts)
-	if err != nil {
-		return localapi.ScreenshotResult{}, err
-	}
-	w, h := pngSize(png)
-	return localapi.ScreenshotResult{Page: p.id, PNG: png, Width: w, Height: h}, nil
+	return op.SnapshotResult{Page: p.id, Snapshot: op.Snapshot(*s)}, nil
 }
 
 // pngSize reads the IHDR width and height of a PNG.

@@ -55,14 +55,14 @@ func TestNewTabsAreFollowed(t *testing.T) {
 		}
 		return false
 	})
-	rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: other})
+	rd, err := runOp(ctx, h.r, op.ReadText, readIn(other))
 	if err != nil || rd.Text != "the new tab" {
 		t.Fatalf("read of the new tab = %+v, %v", rd, err)
 	}
 	if _, err := h.r.ClosePage(ctx, localapi.ClosePageRequest{Page: other}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.r.Read(ctx, localapi.ReadRequest{Page: other}); !fsm.IsCode(err, fsm.BindingStale) {
+	if _, err := runOp(ctx, h.r, op.ReadText, readIn(other)); !fsm.IsCode(err, fsm.BindingStale) {
 		t.Fatalf("read of a closed page = %v, want %s", err, fsm.BindingStale)
 	}
 }
@@ -106,7 +106,7 @@ func TestOwnedAllowlist(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitfor.Until(t, 10*time.Second, "the page is unreadable after leaving the list", func() bool {
-		_, err := h.r.Read(ctx, localapi.ReadRequest{Page: p.ID})
+		_, err := runOp(ctx, h.r, op.ReadText, readIn(p.ID))
 		return fsm.IsCode(err, fsm.OriginDenied)
 	})
 	pages, _ := h.r.Pages(ctx, localapi.BrowserRequest{Browser: b.ID})

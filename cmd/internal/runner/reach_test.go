@@ -191,7 +191,7 @@ Promise.allSettled(tries).then(() => fetch("/settled"));
 			}
 			return false
 		})
-		if rd, err := h.r.Read(ctx, localapi.ReadRequest{Page: q.ID}); err == nil || strings.Contains(rd.Text, reachSecret) {
+		if rd, err := runOp(ctx, h.r, op.ReadText, readIn(q.ID)); err == nil || strings.Contains(rd.Text, reachSecret) {
 			t.Fatalf("a page that tried to leave is still readable: %+v, %v", rd, err)
 		}
 	}

@@ -17,8 +17,6 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Pages, bounded(r, r.Pages))
 	localapi.Serve(rt, localapi.Open, bounded(r, r.Open))
 	localapi.Serve(rt, localapi.Goto, bounded(r, r.Goto))
-	localapi.Serve(rt, localapi.Read, bounded(r, r.Read))
-	localapi.Serve(rt, localapi.Screenshot, bounded(r, r.Screenshot))
 	localapi.Serve(rt, localapi.Eval, bounded(r, r.Eval))
 	localapi.Serve(rt, localapi.Close, bounded(r, r.Close))
 	localapi.Serve(rt, localapi.Attach, bounded(r, r.Attach))
@@ -27,14 +25,11 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Approve, r.Approve)
 	localapi.Serve(rt, localapi.Deny, r.Deny)
 	localapi.Serve(rt, localapi.Reconnect, bounded(r, r.Reconnect))
-	localapi.Serve(rt, localapi.Snapshot, bounded(r, r.Snapshot))
 	localapi.Serve(rt, localapi.Dialog, bounded(r, r.Dialog))
-	localapi.Serve(rt, localapi.Wait, bounded(r, r.Wait))
 	localapi.Serve(rt, localapi.ClosePage, bounded(r, r.ClosePage))
 	localapi.Serve(rt, localapi.CDP, bounded(r, r.CDP))
 	localapi.Serve(rt, localapi.Adopt, r.Adopt) // within the creator boundary, checked inside
 	r.serveVerbs(rt)                            // downloads, history, handover (verbs.go)
-	r.servePlaywright(rt)                       // pdf (playwright.go)
 	r.serveOps(rt)                              // the operation table (ops.go)
 	return rt
 }

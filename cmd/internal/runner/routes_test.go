@@ -39,10 +39,10 @@ func TestRefusalNamesWhatItIsAbout(t *testing.T) {
 	}
 	shared := fsm.Refuse(fsm.PageClosed, "the page is closed")
 	r := newTestRunner(t, Options{})
-	read := bounded(r, func(context.Context, localapi.ReadRequest) (localapi.ReadResult, error) {
+	read := bounded(r, func(context.Context, localapi.PageRequest) (localapi.ReadResult, error) {
 		return localapi.ReadResult{}, shared
 	})
-	_, err := read(context.Background(), localapi.ReadRequest{Page: "p-7"})
+	_, err := read(context.Background(), localapi.PageRequest{Page: "p-7"})
 	if ref, ok := fsm.AsRefusal(err); !ok || ref.Code != fsm.PageClosed || ref.Page != "p-7" || ref.Browser != "" {
 		t.Fatalf("refusal = %+v, want page_closed about p-7", ref)
 	}

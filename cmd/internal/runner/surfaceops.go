@@ -4,19 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
-	"github.com/webcodex/webcodex/cdp/surface"
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
-	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 )
-
-// maxWait bounds any wait an agent asks for.
-const maxWait = 2 * time.Minute
 
 // readablePage returns the page after judging its live URL.
 func (r *Runner) readablePage(ctx context.Context, id string) (*Page, error) {
@@ -46,32 +40,6 @@ func (r *Runner) readablePageAt(ctx context.Context, id string) (*Page, string, 
 		return nil, "", err
 	}
 	return p, originOf(ident.URL), nil
-}
-
-// Snapshot returns one chunk of the page outline with refs.
-func (r *Runner) Snapshot(ctx context.Context, req localapi.SnapshotRequest) (_ localapi.SnapshotResult, err error) {
-	ctx, settle := r.call(ctx, req.Page, "the snapshot", r.callBound())
-	defer func() { err = settle(err) }()
-	p, err := r.readablePage(ctx, req.Page)
-	if err != nil {
-		return localapi.SnapshotResult{}, err
-	}
-	if req.Cursor != "" {
-		s, err := p.surf.SnapshotNext(ctx, req.Cursor, req.MaxChars)
-		if err != nil {
-			return localapi.SnapshotResult{}, err
-		}
-		return localapi.SnapshotResult{Page: req.Page, Snapshot: op.Snapshot(*s)}, nil
-	}
-	opts := surface.SnapshotOptions{Interactive: req.Interactive, Since: req.Since, MaxChars: req.MaxChars, Scope: surfaceTarget(req.Scope), Query: mapPtr(req.Query, func(q op.Query) surface.Query { return surface.Query(q) })}
-	s, err := p.surf.Snapshot(ctx, opts)
-	if err != nil {
-		return localapi.SnapshotResult{}, err
-	}
-	if err := p.authorize(ctx); err != nil { // it may have left while we read
-		return localapi.SnapshotResult{}, err
-	}
-	return localapi.SnapshotResult{Page: req.Page, Snapshot: op.Snapshot(*s)}, nil
 }
 
 // recorded decodes an effect's answer as the ledger recorded it (as JSON,
@@ -117,26 +85,6 @@ func (r *Runner) Dialog(ctx context.Context, req localapi.DialogRequest) (_ loca
 	}
 	res.Accepted = req.Accept
 	return res, nil
-}
-
-// Wait waits for a condition; a timeout is found:false.
-func (r *Runner) Wait(ctx context.Context, req localapi.WaitRequest) (_ localapi.WaitResult, err error) {
-	ctx, settle := r.call(ctx, req.Page, "the wait", r.callBound()+min(time.Duration(req.TimeoutMS)*time.Millisecond, maxWait))
-	defer func() { err = settle(err) }()
-	p, err := r.readablePage(ctx, req.Page)
-	if err != nil {
-		return localapi.WaitResult{}, err
-	}
-	timeout := min(time.Duration(req.TimeoutMS)*time.Millisecond, maxWait)
-	o := surface.WaitOptions{Condition: req.Condition, Text: req.Text, URL: req.URL, URLIncludes: req.URLIncludes, Timeout: timeout, Target: surfaceTarget(req.Target)}
-	res, err := p.surf.Wait(ctx, o)
-	if err != nil {
-		return localapi.WaitResult{}, err
-	}
-	if err := p.authorize(ctx); err != nil { // a wait may end on another origin: never report its URL
-		return localapi.WaitResult{}, err
-	}
-	return localapi.WaitResult{Page: req.Page, WaitResult: op.WaitResult(*res)}, nil
 }
 
 // ClosePage closes a page webcodex opened itself; a tab of the person's is

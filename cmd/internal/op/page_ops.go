@@ -1,0 +1,110 @@
+package op
+
+import "time"
+
+// The operations on one page besides its actions and diagnostics: reads
+// of what it shows, waits, navigation, JavaScript, its dialog and the tab
+// itself.
+
+// ReadIn reads a page's visible text, bounded.
+type ReadIn struct {
+	OnPage
+	MaxChars int `json:"maxChars,omitempty" flag:"max" usage:"at most this many characters (default 20,000)"`
+}
+
+// ReadResult is bounded visible text.
+type ReadResult struct {
+	Page      string `json:"page"`
+	Text      string `json:"text"`
+	Truncated bool   `json:"truncated"`
+	Chars     int    `json:"totalChars"`
+}
+
+// ScreenshotIn captures the viewport, the whole page or one element.
+type ScreenshotIn struct {
+	OnPage
+	FullPage bool `json:"fullPage,omitempty" flag:"full-page" usage:"capture the whole page, not just the viewport"`
+	Element
+}
+
+// ScreenshotResult is a PNG.
+type ScreenshotResult struct {
+	Page   string `json:"page"`
+	PNG    []byte `json:"png"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+}
+
+// PDFIn prints a page of a browser webcodex owns.
+type PDFIn struct {
+	OnPage
+}
+
+// PDFResult is a page printed as PDF (an owned, headless browser's page
+// that holds no frame of a denied origin).
+type PDFResult struct {
+	Page string `json:"page"`
+	PDF  []byte `json:"pdf"`
+}
+
+// SnapshotIn takes a page outline, or its next chunk with Cursor.
+type SnapshotIn struct {
+	OnPage
+	Scope       *Target `json:"scope,omitempty"`
+	Interactive bool    `json:"interactive,omitempty"`
+	Since       string  `json:"since,omitempty"`
+	MaxChars    int     `json:"maxChars,omitempty"`
+	Cursor      string  `json:"cursor,omitempty"`
+	// Query outlines only the elements that match (a snapshot of its own
+	// id), for a page too big to read whole.
+	Query *Query `json:"query,omitempty"`
+}
+
+// SnapshotResult is one chunk of a page outline.
+type SnapshotResult struct {
+	Page string `json:"page"`
+	Snapshot
+}
+
+// WaitIn waits for a condition: load, url, text, text_gone, visible,
+// hidden or enabled. A timeout is a result (found: false).
+type WaitIn struct {
+	OnPage
+	Condition   string  `json:"condition"`
+	Text        string  `json:"text,omitempty"`
+	Target      *Target `json:"target,omitempty"`
+	URL         string  `json:"url,omitempty"`
+	URLIncludes string  `json:"urlIncludes,omitempty"`
+	TimeoutMS   int     `json:"timeoutMs,omitempty"`
+}
+
+// WaitFor is the wait asked for, at most MaxWait.
+func (in WaitIn) WaitFor() time.Duration {
+	return min(time.Duration(in.TimeoutMS)*time.Millisecond, MaxWait)
+}
+
+// WaitResult is the outcome of a wait on a page; a timeout is found: false.
+type WaitResult struct {
+	Page string `json:"page"`
+	WaitOutcome
+}
+
+// The reads of what a page shows, and the wait.
+var (
+	ReadText = declare[ReadIn, ReadResult](Meta{Name: "read", Scope: Read, Bound: CallBound, Audit: NotAudited, Reveals: RevealsPageText,
+		CLI: &Verb{Name: "read", Use: "read PAGE", Short: "Print the page's visible text (bounded, with a truncation marker)"}})
+	Screenshot = declare[ScreenshotIn, ScreenshotResult](Meta{Name: "screenshot", Scope: Read, Bound: CallBound, Audit: NotAudited, Reveals: RevealsPixels,
+		MCP: []Tool{{Name: "browser_take_screenshot", Desc: "An image of the viewport, the whole page or an element."}},
+		CLI: &Verb{Name: "screenshot", Use: "screenshot PAGE -o FILE", Short: "Save a PNG of the page (viewport, or --full-page)"}})
+	PDF = declare[PDFIn, PDFResult](Meta{Name: "pdf", Scope: Read, Bound: CallBound, Audit: NotAudited, Reveals: RevealsPixels,
+		MCP: []Tool{{Name: "browser_pdf_save", Group: CapPDF, Desc: "Save the page as PDF into this session's output directory; a page with frames of denied origins is refused."}}})
+	TakeSnapshot = declare[SnapshotIn, SnapshotResult](Meta{Name: "snapshot", Scope: Read, Bound: CallBound, Audit: NotAudited, Reveals: RevealsPageText,
+		MCP: []Tool{
+			{Name: "browser_snapshot", Desc: "The page as an outline: role \"name\" [states] per line, [e5] refs on actionable lines, similar rows folded. query finds elements on a big page."},
+			{Name: "browser_find", Desc: "Find text or regex in a fresh snapshot: matching lines with refs, under their path."},
+		},
+		CLI: &Verb{Name: "snapshot", Use: "snapshot PAGE", Short: "Print a bounded outline of the page with refs eN for actionable elements"}})
+	Wait = declare[WaitIn, WaitResult](Meta{Name: "wait", Scope: Read, Bound: WaitBound, Audit: NotAudited, Reveals: RevealsPageText,
+		MCP: []Tool{{Name: "browser_wait_for", Desc: "Wait time seconds, then for textGone, text, an element's condition, the url or the load; running out of timeout is an error."}},
+		CLI: &Verb{Name: "wait", Use: "wait PAGE [TARGET] --for load|url|text|text_gone|visible|hidden|enabled", Short: "Wait for a condition; one that does not hold within --timeout is refused timeout (exit 3)", Target: OptionalTarget}})
+)
