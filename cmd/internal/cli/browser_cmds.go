@@ -253,12 +253,15 @@ func NewCmdScreenshot(f *Factory) *cobra.Command {
 
 // NewCmdEval evaluates an expression in a page.
 func NewCmdEval(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "eval PAGE EXPR",
-		Short: "Evaluate a JavaScript expression in the page (owned browsers; bounded result)",
+	var in op.EvalIn
+	v := op.Eval.CLI
+	cmd := &cobra.Command{
+		Use:   v.Use,
+		Short: v.Short,
 		Args:  exactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			res, err := call(f, localapi.Eval, localapi.EvalRequest{Page: args[0], Expr: args[1]})
+			in.Page, in.Expr = args[0], args[1]
+			res, err := call(f, localapi.Of(op.Eval), in)
 			if err != nil {
 				return err
 			}
@@ -271,6 +274,8 @@ func NewCmdEval(f *Factory) *cobra.Command {
 			})
 		},
 	}
+	bindFlags(cmd, v.Name, reflect.ValueOf(&in).Elem())
+	return cmd
 }
 
 // NewCmdClose closes or detaches a browser.

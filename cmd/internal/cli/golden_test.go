@@ -106,8 +106,10 @@ func verbCases(t *testing.T) []verbCase {
 			serve: func(f *fakeRunner) {
 				answer(f, localapi.Of(op.Screenshot), localapi.ScreenshotResult{Page: "p-1", PNG: []byte("\x89PNG"), Width: 800, Height: 600}, nil)
 			}, human: "(800x600, 4 bytes)"},
-		{name: "eval", args: []string{"eval", "p-1", "1 + 1"}, route: "eval", want: localapi.EvalRequest{Page: "p-1", Expr: "1 + 1"},
-			serve: func(f *fakeRunner) { answer(f, localapi.Eval, localapi.EvalResult{Page: "p-1", Value: 2.0}, nil) }, human: "2"},
+		{name: "eval", args: []string{"eval", "p-1", "1 + 1"}, route: "eval", want: op.EvalIn{OnPage: op.OnPage{Page: "p-1"}, Expr: "1 + 1"},
+			serve: func(f *fakeRunner) {
+				answer(f, localapi.Of(op.Eval), localapi.EvalResult{Page: "p-1", Value: 2.0}, nil)
+			}, human: "2"},
 		{name: "close", args: []string{"close", "b-1"}, route: "close", want: localapi.BrowserRequest{Browser: "b-1"},
 			serve: func(f *fakeRunner) {
 				answer(f, localapi.Close, localapi.CloseResult{Browser: "b-1", Mode: localapi.ModeEphemeral, Teardown: "closed"}, nil)
@@ -167,18 +169,18 @@ func verbCases(t *testing.T) []verbCase {
 			`{"page":"p-1","action":"scroll","scroll":{"atBottom":true,"atTop":false,"y":2400,"height":3000,"viewport":600}}`, `"atBottom":true`),
 		actCase("upload", []string{"upload", "p-1", "--css", "#file", "--file", "a.txt"}, op.Upload, op.UploadIn{OnPage: op.OnPage{Page: "p-1"}, Element: op.Element{Target: &localapi.Target{CSS: "#file"}}, Files: []string{"a.txt"}},
 			`{"page":"p-1","action":"upload","files":["a.txt"]}`, `files=["a.txt"]`),
-		{name: "dialog-value", args: []string{"dialog", "p-1", "--accept", "--value", "yes"}, route: "dialog", want: localapi.DialogRequest{Page: "p-1", Accept: ptr(true), Text: "yes"},
+		{name: "dialog-value", args: []string{"dialog", "p-1", "--accept", "--value", "yes"}, route: "dialog", want: op.DialogIn{OnPage: op.OnPage{Page: "p-1"}, Accept: ptr(true), Text: "yes"},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Dialog, decoded[localapi.DialogResult](`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`), nil)
+				answer(f, localapi.Of(op.HandleDialog), decoded[localapi.DialogResult](`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`), nil)
 			}, human: `"accepted":true`},
 		{name: "probe-select", args: []string{"probe", "p-1", "#pick", "--action", "select", "--value", "b"}, route: "probe",
 			want: op.ProbeIn{OnPage: op.OnPage{Page: "p-1"}, Action: "select", Target: &localapi.Target{CSS: "#pick"}, Values: []string{"b"}},
 			serve: func(f *fakeRunner) {
 				answer(f, localapi.Of(op.Probe), decoded[localapi.ProbeResult](`{"page":"p-1","before":{"document":"d-1","url":"https://a.example/","title":"A"},"documentChanged":false,"action":{"action":"select","selected":["b"]},"consoleErrors":[],"settled":true,"inFlight":0}`), nil)
 			}, human: `"settled":true`},
-		{name: "dialog", args: []string{"dialog", "p-1", "--accept", "--text", "yes"}, route: "dialog", want: localapi.DialogRequest{Page: "p-1", Accept: ptr(true), Text: "yes"},
+		{name: "dialog", args: []string{"dialog", "p-1", "--accept", "--text", "yes"}, route: "dialog", want: op.DialogIn{OnPage: op.OnPage{Page: "p-1"}, Accept: ptr(true), Text: "yes"},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Dialog, decoded[localapi.DialogResult](`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`), nil)
+				answer(f, localapi.Of(op.HandleDialog), decoded[localapi.DialogResult](`{"page":"p-1","dialog":{"type":"prompt","message":"Sure?"},"accepted":true}`), nil)
 			}, human: `"accepted":true`},
 		{name: "wait", args: []string{"wait", "p-1", "--for", "text", "--for-text", "done", "--timeout", "2s"}, route: "wait",
 			want: op.WaitIn{OnPage: op.OnPage{Page: "p-1"}, Condition: "text", Text: "done", TimeoutMS: 2000},
@@ -344,7 +346,7 @@ func TestUsageMistakesNeverReachTheRunner(t *testing.T) {
 	} {
 		fr := newFakeRunner()
 		answer(fr, localapi.Of(op.Click), op.ActResult{}, nil)
-		answer(fr, localapi.Dialog, localapi.DialogResult{}, nil)
+		answer(fr, localapi.Of(op.HandleDialog), localapi.DialogResult{}, nil)
 		answer(fr, localapi.AttachOffer, attach, nil)
 		answer(fr, localapi.Launch, browser, nil)
 		if code, _, _ := runFake(fr, args...); code != ExitUsage || len(fr.got) != 0 {

@@ -12,8 +12,8 @@ import (
 // (package op): the Runner's routes still declared in localapi, and the
 // verbs that are the CLI's own. A verb in neither is refused.
 var legacyVerbs = []string{
-	"version", "launch", "pages", "open", "goto", "eval", "close", "demo",
-	"attach", "approve", "reconnect", "close-page", "dialog",
+	"version", "launch", "pages", "open", "goto", "close", "demo",
+	"attach", "approve", "reconnect", "close-page",
 	"back", "forward", "reload", "tabs", "downloads", "handover", "activate", "serve", "bridge",
 	"help", "completion",
 }

@@ -219,19 +219,20 @@ func NewCmdActions(f *Factory) []*cobra.Command {
 func newDialogCmd(f *Factory) *cobra.Command {
 	var accept, dismiss bool
 	var text string
+	v := op.HandleDialog.CLI
 	cmd := &cobra.Command{
-		Use:   "dialog PAGE [--accept|--dismiss] [--value PROMPT]",
-		Short: "Report an open JavaScript dialog, or accept or dismiss it",
+		Use:   v.Use,
+		Short: v.Short,
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			req := localapi.DialogRequest{Page: args[0], Text: text}
+			req := op.DialogIn{OnPage: op.OnPage{Page: args[0]}, Text: text}
 			switch {
 			case accept && dismiss:
 				return &UsageError{Err: fmt.Errorf("--accept and --dismiss exclude each other")}
 			case accept || dismiss:
 				req.Accept = &accept
 			}
-			res, err := call(f, localapi.Dialog, req)
+			res, err := call(f, localapi.Of(op.HandleDialog), req)
 			if err != nil {
 				return err
 			}

@@ -105,21 +105,8 @@ type NavResult struct {
 	Loading bool `json:"loading,omitempty"`
 }
 
-// EvalRequest evaluates an expression in the page.
-type EvalRequest struct {
-	Page string `json:"page"`
-	Expr string `json:"expr"`
-	// Target, when set, makes Expr a function called with that element
-	// (in the main frame's document).
-	Target *Target `json:"target,omitempty"`
-}
-
-// EvalResult is a bounded JSON value.
-type EvalResult struct {
-	Page      string `json:"page"`
-	Value     any    `json:"value"`
-	Truncated bool   `json:"truncated"`
-}
+// EvalResult is a bounded JSON value (op.EvalResult).
+type EvalResult = op.EvalResult
 
 // ReadResult is bounded visible text (op.ReadResult).
 type ReadResult = op.ReadResult
@@ -235,14 +222,6 @@ type LaunchAvailability = op.LaunchAvailability
 // AttachCandidate is op.AttachCandidate.
 type AttachCandidate = op.AttachCandidate
 
-// DialogRequest reports the page's open JavaScript dialog, or answers it
-// when Accept is set: accept (true) or dismiss.
-type DialogRequest struct {
-	Page   string `json:"page"`
-	Accept *bool  `json:"accept,omitempty"`
-	Text   string `json:"text,omitempty"` // a prompt's answer
-}
-
 // The results of the page-surface routes: the surface's own result under
 // the page's id, which comes first as in every page verb's result.
 
@@ -252,13 +231,8 @@ type SnapshotResult = op.SnapshotResult
 // ActResult is op.ActResult.
 type ActResult = op.ActResult
 
-// DialogResult is the page's dialog (null when none is open) and, when
-// answered, how.
-type DialogResult struct {
-	Page     string     `json:"page"`
-	Dialog   *op.Dialog `json:"dialog"`
-	Accepted *bool      `json:"accepted,omitempty"`
-}
+// DialogResult is the page's dialog (op.DialogResult).
+type DialogResult = op.DialogResult
 
 // WaitResult is the outcome of a wait; a timeout is found: false
 // (op.WaitResult).

@@ -143,7 +143,7 @@ func BenchmarkToolCall(b *testing.B) {
 		{"evaluate",
 			func() { s.ok("browser_evaluate", map[string]any{"page": page, "expression": "document.title"}) },
 			func() {
-				if _, err := localapi.Eval.Call(ctx, d.c, localapi.EvalRequest{Page: pi.ID, Expr: "document.title"}); err != nil {
+				if _, err := localapi.Of(op.Eval).Call(ctx, d.c, op.EvalIn{OnPage: op.OnPage{Page: pi.ID}, Expr: "document.title"}); err != nil {
 					b.Fatal(err)
 				}
 			}},

@@ -92,17 +92,13 @@ func (s *Server) addTools() {
 			enum(sc, "type", "png", "jpeg")
 			enum(sc, "scale", "css", "device")
 		}, s.screenshot)
-	addTool(s, toolSpec{name: "browser_evaluate", anyOf: control, reveals: op.RevealsPageText,
-		desc: "Run JavaScript in the page, or a function on an element (target); returns its value, bounded. Off for attached browsers unless allowed."},
-		nil, s.evaluate)
+	opTool(s, &op.Eval.Meta, "browser_evaluate", nil, s.evaluate)
 	opTool(s, &op.Upload.Meta, "browser_file_upload",
 		func(sc *jsonschema.Schema) {
 			maxItems(sc, "paths", 1, 20)
 			maxItems(sc, "files", 1, 20)
 		}, s.upload)
-	addTool(s, toolSpec{name: "browser_handle_dialog", anyOf: control, reveals: op.RevealsPageText,
-		desc: "Accept or dismiss the page's open dialog; without accept, report it."},
-		nil, s.handleDialog)
+	opTool(s, &op.HandleDialog.Meta, "browser_handle_dialog", nil, s.handleDialog)
 	addTool(s, toolSpec{name: "browser_tabs", anyOf: read,
 		desc: "list, new (at url), select (make current) or close (one webcodex opened; default the current) tabs, by index or page id."},
 		func(sc *jsonschema.Schema) { enum(sc, "action", "list", "new", "close", "select") }, s.tabs)
@@ -798,7 +794,7 @@ func (s *Server) evaluate(ctx context.Context, c *toolCall, in evaluateIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	res, err := call(ctx, s.runner, localapi.Eval, localapi.EvalRequest{Page: page, Expr: expr, Target: t})
+	res, err := callOp(ctx, s.runner, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: page}, Expr: expr, Target: t})
 	if err != nil {
 		return nil, err
 	}
@@ -843,7 +839,7 @@ func (s *Server) handleDialog(ctx context.Context, c *toolCall, in dialogIn) (an
 	if err != nil {
 		return nil, err
 	}
-	res, err := call(ctx, s.runner, localapi.Dialog, localapi.DialogRequest{Page: page, Accept: in.Accept, Text: in.PromptText})
+	res, err := callOp(ctx, s.runner, op.HandleDialog, op.DialogIn{OnPage: op.OnPage{Page: page}, Accept: in.Accept, Text: in.PromptText})
 	if err != nil {
 		return nil, err
 	}

@@ -108,3 +108,52 @@ var (
 		MCP: []Tool{{Name: "browser_wait_for", Desc: "Wait time seconds, then for textGone, text, an element's condition, the url or the load; running out of timeout is an error."}},
 		CLI: &Verb{Name: "wait", Use: "wait PAGE [TARGET] --for load|url|text|text_gone|visible|hidden|enabled", Short: "Wait for a condition; one that does not hold within --timeout is refused timeout (exit 3)", Target: OptionalTarget}})
 )
+
+// EvalIn evaluates an expression in the page.
+type EvalIn struct {
+	OnPage
+	Expr string `json:"expr"`
+	// Target, when set, makes Expr a function called with that element
+	// (in the main frame's document).
+	Target *Target `json:"target,omitempty"`
+	Keyed
+}
+
+// AuditAction names it as the audit trail always has.
+func (EvalIn) AuditAction() string { return "evaluate" }
+
+// EvalResult is a bounded JSON value.
+type EvalResult struct {
+	Page      string `json:"page"`
+	Value     any    `json:"value"`
+	Truncated bool   `json:"truncated"`
+}
+
+// DialogIn reports the page's open JavaScript dialog, or answers it when
+// Accept is set: accept (true) or dismiss.
+type DialogIn struct {
+	OnPage
+	Accept *bool  `json:"accept,omitempty"`
+	Text   string `json:"text,omitempty"` // a prompt's answer
+	Keyed
+}
+
+// DialogResult is the page's dialog (null when none is open) and, when
+// answered, how.
+type DialogResult struct {
+	Page     string  `json:"page"`
+	Dialog   *Dialog `json:"dialog"`
+	Accepted *bool   `json:"accepted,omitempty"`
+}
+
+// JavaScript in the page, and its dialog.
+var (
+	Eval = declare[EvalIn, EvalResult](Meta{Name: "eval", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditActed, Reveals: RevealsPageText,
+		MCP: []Tool{{Name: "browser_evaluate", Desc: "Run JavaScript in the page, or a function on an element (target); returns its value, bounded. Off for attached browsers unless allowed."}},
+		CLI: &Verb{Name: "eval", Use: "eval PAGE EXPR", Short: "Evaluate a JavaScript expression in the page (owned browsers; bounded result)"}})
+	// HandleDialog is judged by the URL the browser reports for the
+	// target: a dialog blocks every script of the page.
+	HandleDialog = declare[DialogIn, DialogResult](Meta{Name: "dialog", Scope: Control, Effect: true, Bound: CallBound, Judge: JudgeTarget, Audit: AuditActed, Reveals: RevealsPageText,
+		MCP: []Tool{{Name: "browser_handle_dialog", Desc: "Accept or dismiss the page's open dialog; without accept, report it."}},
+		CLI: &Verb{Name: "dialog", Use: "dialog PAGE [--accept|--dismiss] [--value PROMPT]", Short: "Report an open JavaScript dialog, or accept or dismiss it"}})
+)

@@ -215,7 +215,7 @@ func TestAttachByProfileDirAndEndpoint(t *testing.T) {
 	if err != nil || !strings.Contains(rd.Text, "logged-in page") {
 		t.Fatalf("read = %+v, %v", rd, err)
 	}
-	if _, err := h.r.Eval(ctx, localapi.EvalRequest{Page: tab, Expr: "1"}); !fsm.IsCode(err, fsm.PolicyDenied) {
+	if _, err := runOp(ctx, h.r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: tab}, Expr: "1"}); !fsm.IsCode(err, fsm.PolicyDenied) {
 		t.Fatalf("eval on an attached browser without --allow-evaluate = %v", err)
 	}
 	before := u.pageTargets(t)

@@ -400,7 +400,7 @@ func TestParallelDownloadsAreBounded(t *testing.T) {
 		got, _ := os.ReadDir(jail)
 		return len(got) == 0
 	})
-	if _, err := r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "1+1"}); err != nil {
+	if _, err := runOp(ctx, r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: p.ID}, Expr: "1+1"}); err != nil {
 		t.Fatalf("the browser is not answering after its writes hit the bound: %v", err)
 	}
 }

@@ -74,7 +74,7 @@ func TestHistoryKeepsTheGate(t *testing.T) {
 
 	// The page leaves the list by script: a denied origin is in its history.
 	deniedURL := "http://localhost:" + strconv.Itoa(elsewhere.Listener.Addr().(*net.TCPAddr).Port) + "/"
-	if _, err := h.r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "location.href = " + strconv.Quote(deniedURL) + "; 1"}); err != nil && !fsm.IsCode(err, fsm.BindingStale) {
+	if _, err := runOp(ctx, h.r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: p.ID}, Expr: "location.href = " + strconv.Quote(deniedURL) + "; 1"}); err != nil && !fsm.IsCode(err, fsm.BindingStale) {
 		t.Fatal(err)
 	}
 	waitfor.Until(t, 10*time.Second, "the page is unreadable after leaving the list", func() bool {
@@ -129,7 +129,7 @@ func TestHistoryWithinTheDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "history.pushState({}, '', '#one'); history.pushState({}, '', '#two'); 1"}); err != nil {
+	if _, err := runOp(ctx, h.r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: p.ID}, Expr: "history.pushState({}, '', '#one'); history.pushState({}, '', '#two'); 1"}); err != nil {
 		t.Fatal(err)
 	}
 	nav, err := h.r.Back(ctx, localapi.PageRequest{Page: p.ID})

@@ -81,7 +81,7 @@ function flood() { console.log('x'.repeat(70 << 20)); console.log('after the flo
 
 func evalValue(t *testing.T, r *Runner, page, expr string) any {
 	t.Helper()
-	res, err := r.Eval(context.Background(), localapi.EvalRequest{Page: page, Expr: expr})
+	res, err := runOp(context.Background(), r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: page}, Expr: expr})
 	if err != nil {
 		t.Fatalf("eval %q: %v", expr, err)
 	}
@@ -145,7 +145,7 @@ func TestHostilePageCostsOnlyItself(t *testing.T) {
 	}
 
 	start = time.Now()
-	_, err = r.Eval(ctx, localapi.EvalRequest{Page: hos.ID, Expr: "'y'.repeat(66 << 20)"})
+	_, err = runOp(ctx, r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: hos.ID}, Expr: "'y'.repeat(66 << 20)"})
 	t.Logf("a 70 MiB console.log: the call answered in %s; a 66 MiB evaluation was refused in %s", flood.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	ref, ok := fsm.AsRefusal(err)
 	if !ok || ref.Code != fsm.LimitExceeded || !strings.Contains(ref.Detail, fmt.Sprintf("%d MiB", cdp.DefaultMaxMessageSize>>20)) {
@@ -181,7 +181,7 @@ func TestWedgedTabRecovers(t *testing.T) {
 	}
 	r.opts.CallBound = bound // set up under the default bound: a loaded machine is slow to
 	start := time.Now()
-	_, err = r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "while (true) {}"})
+	_, err = runOp(ctx, r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: p.ID}, Expr: "while (true) {}"})
 	wedged := time.Since(start)
 	ref, ok := fsm.AsRefusal(err)
 	if !ok || ref.Code != fsm.Timeout || !strings.Contains(ref.Detail, "terminated") {
@@ -261,7 +261,7 @@ func TestStoppedBrowserAnswersInTime(t *testing.T) {
 	t.Cleanup(resume)
 
 	start := time.Now()
-	if _, err := r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "1"}); !fsm.IsCode(err, fsm.Timeout) {
+	if _, err := runOp(ctx, r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: p.ID}, Expr: "1"}); !fsm.IsCode(err, fsm.Timeout) {
 		t.Errorf("eval on a stopped browser = %v, want %s", err, fsm.Timeout)
 	}
 	evalTook := time.Since(start)
@@ -298,7 +298,7 @@ func TestStoppedBrowserAnswersInTime(t *testing.T) {
 
 	resume()
 	waitfor.Until(t, 20*time.Second, "the resumed browser answers", func() bool {
-		_, err := r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "1"})
+		_, err := runOp(ctx, r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: p.ID}, Expr: "1"})
 		return err == nil
 	})
 	if st := browserState(t, r, bi.ID); st.Unresponsive || st.State != string(lease.AttachReady) {
@@ -331,7 +331,7 @@ func TestKilledBrowserIsShownLost(t *testing.T) {
 	if st := browserState(t, r, bi.ID); st.LostReason != "crashed" {
 		t.Errorf("lost browser: %+v, want lostReason crashed", st)
 	}
-	if _, err := r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "1"}); !fsm.IsCode(err, fsm.AttachmentLost) {
+	if _, err := runOp(ctx, r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: p.ID}, Expr: "1"}); !fsm.IsCode(err, fsm.AttachmentLost) {
 		t.Errorf("eval on a lost browser's page = %v, want %s", err, fsm.AttachmentLost)
 	}
 	if _, err := r.Open(ctx, localapi.OpenRequest{Browser: bi.ID}); !fsm.IsCode(err, fsm.AttachmentLost) {

@@ -40,6 +40,7 @@ func (r *Runner) serveOps(rt *localapi.Routes) {
 	serveParity(s) // drag, drop, one request's details (parity_ops.go)
 	serveReads(s)
 	servePageReads(s)
+	serveScript(s)
 	serveRunnerOps(s) // the browser's and the Runner's (browser_ops.go)
 	if missing := s.unserved(); len(missing) > 0 {
 		panic("runner: operations without a handler: " + strings.Join(missing, ", "))

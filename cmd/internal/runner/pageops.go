@@ -340,49 +340,60 @@ func pngSize(b []byte) (int, int) {
 	return int(binary.BigEndian.Uint32(b[16:20])), int(binary.BigEndian.Uint32(b[20:24]))
 }
 
-// Eval evaluates an expression in the page with bounded results. Evaluate is
-// open for owned browsers only.
-func (r *Runner) Eval(ctx context.Context, req localapi.EvalRequest) (_ localapi.EvalResult, err error) {
-	// The record names the origin the expression started on: an expression
-	// may navigate, and must not be filed under where it went.
-	var started string
-	defer func() { r.auditPageOp(ctx, req.Page, "evaluate", started, err) }()
-	ctx, settle := r.call(ctx, req.Page, "the expression", r.callBound())
-	defer func() { err = settle(err) }()
-	p, err := r.page(req.Page)
-	if err != nil {
-		return localapi.EvalResult{}, err
-	}
-	if p.browser.attached() && !p.browser.allowEvaluate {
-		return localapi.EvalResult{}, fsm.Refuse(fsm.PolicyDenied, "evaluate is off for attached browsers unless the owner passes --allow-evaluate for that attachment")
-	}
-	if err := p.authorize(ctx); err != nil {
-		return localapi.EvalResult{}, err
-	}
-	started = r.pageOrigin(ctx, p)
+// serveScript serves JavaScript in the page and its dialog.
+func serveScript(s *opServer) {
+	serveOnPage(s, op.Eval, pageHandler[op.EvalIn, op.EvalResult]{
+		// Evaluate is open for owned browsers only, unless the owner allowed
+		// it for the attachment. The record names the origin the expression
+		// started on: it may navigate, and must not be filed under where it
+		// went.
+		check: func(ctx context.Context, p *Page, _ op.EvalIn) error {
+			if p.browser.attached() && !p.browser.allowEvaluate {
+				return fsm.Refuse(fsm.PolicyDenied, "evaluate is off for attached browsers unless the owner passes --allow-evaluate for that attachment")
+			}
+			return nil
+		},
+		do: eval,
+	})
+	// A dialog blocks every script of the page: the page is judged by the
+	// URL the browser reports for the target (op.JudgeTarget), the dialog
+	// itself on the document that opened it (surface).
+	servePageOp(s, op.HandleDialog, func(ctx context.Context, p *Page, in op.DialogIn) (op.DialogResult, error) {
+		res := op.DialogResult{Page: p.id, Dialog: mapPtr(p.surf.Dialog(), wireDialog)}
+		if in.Accept == nil {
+			return res, nil // report only
+		}
+		if err := p.surf.HandleDialog(ctx, *in.Accept, in.Text); err != nil {
+			return op.DialogResult{}, err
+		}
+		res.Accepted = in.Accept
+		return res, nil
+	})
+}
+
+// eval evaluates an expression in the page, or a function on an element,
+// with a bounded result.
+func eval(ctx context.Context, p *Page, in op.EvalIn) (op.EvalResult, error) {
 	var res *surface.EvalResult
-	if req.Target != nil {
-		res, err = p.surf.EvaluateOn(ctx, surface.Target(*req.Target), req.Expr)
+	var err error
+	if in.Target != nil {
+		res, err = p.surf.EvaluateOn(ctx, surface.Target(*in.Target), in.Expr)
 	} else {
-		res, err = p.surf.Evaluate(ctx, req.Expr)
+		res, err = p.surf.Evaluate(ctx, in.Expr)
 	}
 	if err != nil {
-		return localapi.EvalResult{}, err
+		return op.EvalResult{}, err
 	}
 	if res.Exception != "" {
 		// The page's script failing is a failure, not policy and not a
 		// malformed request.
-		return localapi.EvalResult{}, fmt.Errorf("the expression threw: %s", res.Exception)
+		return op.EvalResult{}, fmt.Errorf("the expression threw: %s", res.Exception)
 	}
-	var v struct {
-		Value     any
-		Truncated bool
-	}
-	v.Truncated = res.Truncated
+	out := op.EvalResult{Page: p.id, Truncated: res.Truncated}
 	if len(res.Value) > 0 {
-		if err := json.Unmarshal(res.Value, &v.Value); err != nil {
-			return localapi.EvalResult{}, fmt.Errorf("runner: decode the value: %w", err)
+		if err := json.Unmarshal(res.Value, &out.Value); err != nil {
+			return op.EvalResult{}, fmt.Errorf("runner: decode the value: %w", err)
 		}
 	}
-	return localapi.EvalResult{Page: p.id, Value: v.Value, Truncated: v.Truncated}, nil
+	return out, nil
 }

@@ -102,7 +102,7 @@ func TestOwnedAllowlist(t *testing.T) {
 	deniedURL := "http://localhost:" + fmt.Sprint(elsewhere.Listener.Addr().(*net.TCPAddr).Port) + "/"
 	// The expression may finish after its document was replaced: its value
 	// is then discarded (browser_binding_stale), never read from the new one.
-	if _, err := h.r.Eval(ctx, localapi.EvalRequest{Page: p.ID, Expr: "location.href = " + strconv.Quote(deniedURL) + "; 1"}); err != nil && !fsm.IsCode(err, fsm.BindingStale) {
+	if _, err := runOp(ctx, h.r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: p.ID}, Expr: "location.href = " + strconv.Quote(deniedURL) + "; 1"}); err != nil && !fsm.IsCode(err, fsm.BindingStale) {
 		t.Fatal(err)
 	}
 	waitfor.Until(t, 10*time.Second, "the page is unreadable after leaving the list", func() bool {

@@ -179,7 +179,7 @@ Promise.allSettled(tries).then(() => fetch("/settled"));
 			t.Fatal(err)
 		}
 		<-settled
-		res, err := h.r.Eval(ctx, localapi.EvalRequest{Page: q.ID, Expr: attempt.expr})
+		res, err := runOp(ctx, h.r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: q.ID}, Expr: attempt.expr})
 		if err == nil && strings.Contains(fmt.Sprint(res.Value), reachSecret) {
 			t.Fatal("evaluate returned the denied page's secret")
 		}

@@ -17,7 +17,6 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Pages, bounded(r, r.Pages))
 	localapi.Serve(rt, localapi.Open, bounded(r, r.Open))
 	localapi.Serve(rt, localapi.Goto, bounded(r, r.Goto))
-	localapi.Serve(rt, localapi.Eval, bounded(r, r.Eval))
 	localapi.Serve(rt, localapi.Close, bounded(r, r.Close))
 	localapi.Serve(rt, localapi.Attach, bounded(r, r.Attach))
 	localapi.Serve(rt, localapi.AttachOffer, bounded(r, r.AttachOffer))
@@ -25,7 +24,6 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Approve, r.Approve)
 	localapi.Serve(rt, localapi.Deny, r.Deny)
 	localapi.Serve(rt, localapi.Reconnect, bounded(r, r.Reconnect))
-	localapi.Serve(rt, localapi.Dialog, bounded(r, r.Dialog))
 	localapi.Serve(rt, localapi.ClosePage, bounded(r, r.ClosePage))
 	localapi.Serve(rt, localapi.CDP, bounded(r, r.CDP))
 	localapi.Serve(rt, localapi.Adopt, r.Adopt) // within the creator boundary, checked inside

@@ -55,38 +55,6 @@ func recorded[T any](raw json.RawMessage, err error) (T, error) {
 	return v, nil
 }
 
-// Dialog reports or answers the page's JavaScript dialog. A dialog
-// blocks every script of the page, so the page is judged by the URL the
-// browser reports for the target rather than read from the page; the
-// dialog itself is judged on the document that opened it (surface).
-func (r *Runner) Dialog(ctx context.Context, req localapi.DialogRequest) (_ localapi.DialogResult, err error) {
-	ctx, settle := r.call(ctx, req.Page, "the dialog", r.callBound())
-	defer func() { err = settle(err) }()
-	var acted string
-	defer func() { r.auditPageOp(ctx, req.Page, "dialog", acted, err) }()
-	p, err := r.page(req.Page)
-	if err != nil {
-		return localapi.DialogResult{}, err
-	}
-	u, err := p.targetURL(ctx)
-	if err != nil {
-		return localapi.DialogResult{}, err
-	}
-	if err := p.judge(u); err != nil {
-		return localapi.DialogResult{}, err
-	}
-	acted = originOf(u)
-	res := localapi.DialogResult{Page: req.Page, Dialog: mapPtr(p.surf.Dialog(), wireDialog)}
-	if req.Accept == nil {
-		return res, nil // report only
-	}
-	if err := p.surf.HandleDialog(ctx, *req.Accept, req.Text); err != nil {
-		return localapi.DialogResult{}, err
-	}
-	res.Accepted = req.Accept
-	return res, nil
-}
-
 // ClosePage closes a page webcodex opened itself; a tab of the person's is
 // never closed.
 func (r *Runner) ClosePage(ctx context.Context, req localapi.ClosePageRequest) (_ localapi.ClosePageResult, err error) {
