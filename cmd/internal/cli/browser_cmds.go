@@ -179,14 +179,16 @@ func NewCmdOpen(f *Factory) *cobra.Command {
 
 // NewCmdGoto navigates a page.
 func NewCmdGoto(f *Factory) *cobra.Command {
-	var key string
+	var in op.GotoIn
+	v := op.Goto.CLI
 	cmd := &cobra.Command{
-		Use:   "goto PAGE URL",
-		Short: "Navigate a page and wait for its load event",
+		Use:   v.Use,
+		Short: v.Short,
 		Args:  exactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
 			f.Progress("navigating to %s…", args[1])
-			res, err := call(f, localapi.Goto, localapi.GotoRequest{Page: args[0], URL: args[1], IdempotencyKey: key})
+			in.Page, in.URL = args[0], args[1]
+			res, err := call(f, localapi.Of(op.Goto), in)
 			if err != nil {
 				return err
 			}
@@ -196,7 +198,7 @@ func NewCmdGoto(f *Factory) *cobra.Command {
 			return httpError(res.Status)
 		},
 	}
-	cmd.Flags().StringVar(&key, "idempotency-key", "", "name this navigation: repeating it with the same key returns the recorded outcome and does not navigate again")
+	bindFlags(cmd, v.Name, reflect.ValueOf(&in).Elem())
 	return cmd
 }
 

@@ -92,7 +92,7 @@ func demoRun(f *Factory, out string) error {
 	if err != nil {
 		return err
 	}
-	nav, err := localapi.Goto.Call(ctx, c, localapi.GotoRequest{Page: p.ID, URL: pageURL})
+	nav, err := localapi.Of(op.Goto).Call(ctx, c, op.GotoIn{OnPage: op.OnPage{Page: p.ID}, URL: pageURL})
 	if err != nil {
 		return err
 	}

@@ -94,9 +94,9 @@ func verbCases(t *testing.T) []verbCase {
 			serve: func(f *fakeRunner) { answer(f, localapi.Pages, []localapi.PageInfo{page1}, nil) }, human: "p-1"},
 		{name: "open", args: []string{"open", "b-1", "https://a.example/"}, route: "open", want: localapi.OpenRequest{Browser: "b-1", URL: "https://a.example/"},
 			serve: func(f *fakeRunner) { answer(f, localapi.Open, page1, nil) }, human: "page p-1"},
-		{name: "goto", args: []string{"goto", "p-1", "https://a.example/"}, route: "goto", want: localapi.GotoRequest{Page: "p-1", URL: "https://a.example/"},
+		{name: "goto", args: []string{"goto", "p-1", "https://a.example/"}, route: "goto", want: op.GotoIn{OnPage: op.OnPage{Page: "p-1"}, URL: "https://a.example/"},
 			serve: func(f *fakeRunner) {
-				answer(f, localapi.Goto, localapi.NavResult{Page: "p-1", URL: "https://a.example/", Title: "A", Status: 200}, nil)
+				answer(f, localapi.Of(op.Goto), localapi.NavResult{Page: "p-1", URL: "https://a.example/", Title: "A", Status: 200}, nil)
 			}, human: "https://a.example/"},
 		{name: "read", args: []string{"read", "p-1", "--max", "10"}, route: "read", want: op.ReadIn{OnPage: op.OnPage{Page: "p-1"}, MaxChars: 10},
 			serve: func(f *fakeRunner) {

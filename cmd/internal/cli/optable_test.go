@@ -12,9 +12,9 @@ import (
 // (package op): the Runner's routes still declared in localapi, and the
 // verbs that are the CLI's own. A verb in neither is refused.
 var legacyVerbs = []string{
-	"version", "launch", "pages", "open", "goto", "close", "demo",
+	"version", "launch", "pages", "open", "close", "demo",
 	"attach", "approve", "reconnect", "close-page",
-	"back", "forward", "reload", "tabs", "downloads", "handover", "activate", "serve", "bridge",
+	"tabs", "downloads", "handover", "activate", "serve", "bridge",
 	"help", "completion",
 }
 

@@ -3,37 +3,45 @@ package cli
 import (
 	"fmt"
 	"io"
+	"reflect"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
 // NewCmdVerbs returns the verbs of history, tabs and downloads.
 func NewCmdVerbs(f *Factory) []*cobra.Command {
 	return []*cobra.Command{
-		newHistoryCmd(f, "back", "Go back one entry in the page's history (an entry off the allowed origins is refused)", localapi.Back),
-		newHistoryCmd(f, "forward", "Go forward one entry in the page's history (an entry off the allowed origins is refused)", localapi.Forward),
-		newHistoryCmd(f, "reload", "Reload the page", localapi.Reload),
+		newHistoryCmd(f, op.Back),
+		newHistoryCmd(f, op.Forward),
+		newHistoryCmd(f, op.Reload),
 		newTabsCmd(f),
 		newDownloadsCmd(f),
 	}
 }
 
-func newHistoryCmd(f *Factory, use, short string, rt localapi.Route[localapi.PageRequest, localapi.NavResult]) *cobra.Command {
-	return &cobra.Command{
-		Use:   use + " PAGE",
-		Short: short,
+// newHistoryCmd builds the verb of a move through history of the table.
+func newHistoryCmd(f *Factory, o *op.Op[op.HistoryIn, op.NavResult]) *cobra.Command {
+	var in op.HistoryIn
+	v := o.CLI
+	cmd := &cobra.Command{
+		Use:   v.Use,
+		Short: v.Short,
 		Args:  exactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			res, err := call(f, rt, localapi.PageRequest{Page: args[0]})
+			in.Page = args[0]
+			res, err := call(f, localapi.Of(o), in)
 			if err != nil {
 				return err
 			}
 			return f.Emit(res, func(w io.Writer) { fmt.Fprintf(w, "%s\n%s\n", res.URL, res.Title) })
 		},
 	}
+	bindFlags(cmd, v.Name, reflect.ValueOf(&in).Elem())
+	return cmd
 }
 
 func newTabsCmd(f *Factory) *cobra.Command {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 )
 
 // verbsCase is one command line of history, tabs or downloads: the
@@ -25,14 +26,14 @@ func verbsCases() []verbsCase {
 		{ID: "d1", FileName: "report.txt", State: "completed", ReceivedBytes: 18, TotalBytes: 18},
 		{ID: "d2", FileName: "big.bin", State: "canceled", ReceivedBytes: 262144, Reason: "over_cap"},
 	}}
-	history := func(verb string, rt localapi.Route[localapi.PageRequest, localapi.NavResult]) verbsCase {
-		return verbsCase{name: verb, args: []string{verb, "p-1"}, want: map[string]any{rt.Name: localapi.PageRequest{Page: "p-1"}},
-			serve: func(f *fakeRunner) { answer(f, rt, nav, nil) }, human: "https://a.example/"}
+	history := func(verb string, o *op.Op[op.HistoryIn, op.NavResult]) verbsCase {
+		return verbsCase{name: verb, args: []string{verb, "p-1"}, want: map[string]any{o.Name: op.HistoryIn{OnPage: op.OnPage{Page: "p-1"}}},
+			serve: func(f *fakeRunner) { answer(f, localapi.Of(o), nav, nil) }, human: "https://a.example/"}
 	}
 	return []verbsCase{
-		history("back", localapi.Back),
-		history("forward", localapi.Forward),
-		history("reload", localapi.Reload),
+		history("back", op.Back),
+		history("forward", op.Forward),
+		history("reload", op.Reload),
 		{name: "tabs", args: []string{"tabs", "b-1"}, want: map[string]any{"pages": localapi.BrowserRequest{Browser: "b-1"}},
 			serve: func(f *fakeRunner) { answer(f, localapi.Pages, []localapi.PageInfo{page1}, nil) }, human: "p-1"},
 		{name: "tabs-new", args: []string{"tabs", "new", "b-1", "https://a.example/"}, want: map[string]any{"open": localapi.OpenRequest{Browser: "b-1", URL: "https://a.example/"}},

@@ -58,7 +58,6 @@ var (
 	Launch      = effectRoute[LaunchRequest, BrowserInfo]("launch")
 	Pages       = readRoute[BrowserRequest, []PageInfo]("pages")
 	Open        = effectRoute[OpenRequest, PageInfo]("open")
-	Goto        = effectRoute[GotoRequest, NavResult]("goto")
 	Close       = effectRoute[BrowserRequest, CloseResult]("close")
 	Attach      = effectRoute[AttachRequest, AttachResult]("attach")
 	AttachOffer = effectRoute[AttachOfferRequest, AttachResult]("attach_offer")

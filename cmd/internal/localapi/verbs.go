@@ -6,9 +6,6 @@ package localapi
 var (
 	Downloads    = readRoute[DownloadsRequest, DownloadsResult]("downloads")
 	SaveDownload = effectRoute[SaveDownloadRequest, SaveDownloadResult]("save_download")
-	Back         = effectRoute[PageRequest, NavResult]("back")
-	Forward      = effectRoute[PageRequest, NavResult]("forward")
-	Reload       = effectRoute[PageRequest, NavResult]("reload")
 	Handover     = effectRoute[HandoverRequest, HandoverResult]("handover")
 	Activate     = effectRoute[PageRequest, PageInfo]("activate")
 )

@@ -84,26 +84,8 @@ type PageRequest struct {
 	Page string `json:"page"`
 }
 
-// GotoRequest navigates a page.
-type GotoRequest struct {
-	Page string `json:"page"`
-	URL  string `json:"url"`
-	// IdempotencyKey: as op.Keyed's.
-	IdempotencyKey string `json:"idempotencyKey,omitempty"`
-}
-
-// NavResult is the page after a navigation, read live from the page.
-type NavResult struct {
-	Page  string `json:"page"`
-	URL   string `json:"url"`
-	Title string `json:"title"`
-	// Status is the HTTP status of the document's response, when there was
-	// one (0 for about:blank, a fragment change or a cached history entry).
-	Status int `json:"status,omitempty"`
-	// Loading: the document committed but had not loaded by the call's
-	// bound (a huge page); URL and title are what the browser knew then.
-	Loading bool `json:"loading,omitempty"`
-}
+// NavResult is the page after a navigation (op.NavResult).
+type NavResult = op.NavResult
 
 // EvalResult is a bounded JSON value (op.EvalResult).
 type EvalResult = op.EvalResult

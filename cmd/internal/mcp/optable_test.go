@@ -11,9 +11,8 @@ import (
 // (package op): each is to move there. A tool in neither is refused.
 var legacyTools = []string{
 	"browser_launch", "browser_attach", "browser_reconnect", "browser_close", "browser_adopt",
-	"browser_navigate",
 	"browser_tabs", "browser_cdp",
-	"browser_navigate_back", "browser_navigate_forward", "browser_reload", "browser_downloads",
+	"browser_downloads",
 }
 
 // TestToolsAreTheTable: every tool the server lists (every capability

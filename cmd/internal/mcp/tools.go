@@ -57,9 +57,7 @@ func (s *Server) addTools() {
 		desc: "With a shared Runner: take over a browser an ended session kept, by id."},
 		nil, s.adopt)
 
-	addTool(s, toolSpec{name: "browser_navigate", anyOf: control, reveals: op.RevealsPageText,
-		desc: "Load a URL in the current tab, launching a browser if none; only allowed origins load."},
-		nil, s.navigate)
+	opTool(s, &op.Goto.Meta, "browser_navigate", nil, s.navigate)
 	opTool(s, &op.TakeSnapshot.Meta, "browser_snapshot",
 		func(sc *jsonschema.Schema) {
 			bounds(sc, "maxChars", 0, 200000)
@@ -447,7 +445,7 @@ func (s *Server) navigate(ctx context.Context, c *toolCall, in navigateIn) (any,
 	if err != nil {
 		return nil, err
 	}
-	nav, err := call(ctx, s.runner, localapi.Goto, localapi.GotoRequest{Page: page, URL: in.URL, IdempotencyKey: in.IdempotencyKey})
+	nav, err := callOp(ctx, s.runner, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: page}, URL: in.URL, Keyed: op.Keyed{IdempotencyKey: in.IdempotencyKey}})
 	if err != nil {
 		return nil, err
 	}

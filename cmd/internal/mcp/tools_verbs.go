@@ -29,12 +29,9 @@ const maxDownloadWaitSeconds = 40
 // The descriptions and schemas are lean: tools/list is sent on every turn
 // and stays under its bound (toollist_test.go).
 func (s *Server) addVerbTools(read, control []Scope) {
-	addTool(s, toolSpec{name: "browser_navigate_back", anyOf: control, desc: "Go back one entry in the tab's history; reads url and title."},
-		nil, s.historyTool(localapi.Back))
-	addTool(s, toolSpec{name: "browser_navigate_forward", anyOf: control, desc: "Go forward one entry in the tab's history; reads url and title."},
-		nil, s.historyTool(localapi.Forward))
-	addTool(s, toolSpec{name: "browser_reload", anyOf: control, desc: "Reload the tab and read its url and title back."},
-		nil, s.historyTool(localapi.Reload))
+	opTool(s, &op.Back.Meta, "browser_navigate_back", nil, s.historyTool(op.Back))
+	opTool(s, &op.Forward.Meta, "browser_navigate_forward", nil, s.historyTool(op.Forward))
+	opTool(s, &op.Reload.Meta, "browser_reload", nil, s.historyTool(op.Reload))
 	opTool(s, &op.Scroll.Meta, "browser_scroll",
 		func(sc *jsonschema.Schema) { enum(sc, "to", "top", "bottom") }, s.scroll)
 	opTool(s, &op.Probe.Meta, "browser_probe", nil, s.probe)
@@ -67,9 +64,9 @@ type historyIn struct {
 	PageArg
 }
 
-// historyTool moves the tab through its history with rt (back, forward,
+// historyTool moves the tab through its history with o (back, forward,
 // reload) and answers like browser_navigate.
-func (s *Server) historyTool(rt localapi.Route[localapi.PageRequest, localapi.NavResult]) func(context.Context, *toolCall, historyIn) (any, error) {
+func (s *Server) historyTool(o *op.Op[op.HistoryIn, op.NavResult]) func(context.Context, *toolCall, historyIn) (any, error) {
 	return func(ctx context.Context, c *toolCall, in historyIn) (any, error) {
 		ctx, cancel := withTimeout(ctx, defaultToolTimeout)
 		defer cancel()
@@ -77,7 +74,7 @@ func (s *Server) historyTool(rt localapi.Route[localapi.PageRequest, localapi.Na
 		if err != nil {
 			return nil, err
 		}
-		nav, err := call(ctx, s.runner, rt, localapi.PageRequest{Page: page})
+		nav, err := callOp(ctx, s.runner, o, op.HistoryIn{OnPage: op.OnPage{Page: page}})
 		if err != nil {
 			return nil, err
 		}

@@ -157,3 +157,54 @@ var (
 		MCP: []Tool{{Name: "browser_handle_dialog", Desc: "Accept or dismiss the page's open dialog; without accept, report it."}},
 		CLI: &Verb{Name: "dialog", Use: "dialog PAGE [--accept|--dismiss] [--value PROMPT]", Short: "Report an open JavaScript dialog, or accept or dismiss it"}})
 )
+
+// GotoIn navigates a page to URL.
+type GotoIn struct {
+	OnPage
+	URL string `json:"url"`
+	Keyed
+}
+
+// AuditAction names it as the audit trail always has.
+func (GotoIn) AuditAction() string { return "navigate" }
+
+// AuditURL: a navigation is recorded on the origin it goes to.
+func (in GotoIn) AuditURL() string { return in.URL }
+
+// HistoryIn moves a page through its history (back, forward) or reloads
+// it.
+type HistoryIn struct {
+	OnPage
+	Keyed
+}
+
+// NavResult is the page after a navigation, read live from the page.
+type NavResult struct {
+	Page  string `json:"page"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// Status is the HTTP status of the document's response, when there was
+	// one (0 for about:blank, a fragment change or a cached history entry).
+	Status int `json:"status,omitempty"`
+	// Loading: the document committed but had not loaded by the call's
+	// bound (a huge page); URL and title are what the browser knew then.
+	Loading bool `json:"loading,omitempty"`
+}
+
+// Navigation: the origin gate judges where a page goes before it moves,
+// and the document it lands on again.
+var (
+	Goto = declare[GotoIn, NavResult](Meta{Name: "goto", Scope: Control, Effect: true, Bound: CallBound, Judge: JudgeNavigable, Audit: AuditActed, Reveals: RevealsPageText,
+		MCP: []Tool{{Name: "browser_navigate", Desc: "Load a URL in the current tab, launching a browser if none; only allowed origins load."}},
+		CLI: &Verb{Name: "goto", Use: "goto PAGE URL", Short: "Navigate a page and wait for its load event"}})
+	Back = declare[HistoryIn, NavResult](Meta{Name: "back", Scope: Control, Effect: true, Bound: CallBound, Judge: JudgeNavigable, Audit: AuditLanded, Reveals: RevealsPageText,
+		MCP: []Tool{{Name: "browser_navigate_back", Desc: "Go back one entry in the tab's history; reads url and title."}},
+		CLI: &Verb{Name: "back", Use: "back PAGE", Short: "Go back one entry in the page's history (an entry off the allowed origins is refused)"}})
+	Forward = declare[HistoryIn, NavResult](Meta{Name: "forward", Scope: Control, Effect: true, Bound: CallBound, Judge: JudgeNavigable, Audit: AuditLanded, Reveals: RevealsPageText,
+		MCP: []Tool{{Name: "browser_navigate_forward", Desc: "Go forward one entry in the tab's history; reads url and title."}},
+		CLI: &Verb{Name: "forward", Use: "forward PAGE", Short: "Go forward one entry in the page's history (an entry off the allowed origins is refused)"}})
+	// Reload loads the current URL again: the page must be readable.
+	Reload = declare[HistoryIn, NavResult](Meta{Name: "reload", Scope: Control, Effect: true, Bound: CallBound, Audit: AuditLanded, Reveals: RevealsPageText,
+		MCP: []Tool{{Name: "browser_reload", Desc: "Reload the tab and read its url and title back."}},
+		CLI: &Verb{Name: "reload", Use: "reload PAGE", Short: "Reload the page"}})
+)

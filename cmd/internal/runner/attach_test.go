@@ -391,7 +391,7 @@ func TestReconnectAfterCutSocket(t *testing.T) {
 	h.waitShows(oldPage, srv.URL+"/")
 
 	// An effect whose acknowledgement arrives, then the socket is cut.
-	if _, err := h.r.Goto(ctx, localapi.GotoRequest{Page: oldPage, URL: srv.URL + "/effect"}); err != nil {
+	if _, err := runOp(ctx, h.r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: oldPage}, URL: srv.URL + "/effect"}); err != nil {
 		t.Fatal(err)
 	}
 	h.dial.cut()

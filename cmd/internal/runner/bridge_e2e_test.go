@@ -207,13 +207,13 @@ func TestExtensionBridgeEndToEnd(t *testing.T) {
 	if _, err := r.CDP(ctx, localapi.CDPRequest{Page: page, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"document.cookie"}`)}); !fsm.IsCode(err, fsm.PolicyDenied) {
 		t.Fatalf("raw CDP on the shared tab: %v", err)
 	}
-	if _, err := r.Goto(ctx, localapi.GotoRequest{Page: page, URL: frameURL + "/"}); !fsm.IsCode(err, fsm.OriginDenied) {
+	if _, err := runOp(ctx, r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: page}, URL: frameURL + "/"}); !fsm.IsCode(err, fsm.OriginDenied) {
 		t.Fatalf("navigating the shared tab off the allowlist: %v", err)
 	}
 
 	// A navigation replaces the document, not the share: the tab stays
 	// attached, and the old document's refs are fenced by the surface.
-	if nav, err := r.Goto(ctx, localapi.GotoRequest{Page: page, URL: pageSrv.URL + "/next"}); err != nil || !strings.HasSuffix(nav.URL, "/next") {
+	if nav, err := runOp(ctx, r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: page}, URL: pageSrv.URL + "/next"}); err != nil || !strings.HasSuffix(nav.URL, "/next") {
 		t.Fatalf("navigating the shared tab within the allowlist: %+v, %v", nav, err)
 	}
 	if got := eb.Popup("status", tab)["state"]; got != "attached" {

@@ -346,7 +346,7 @@ func TestRawSessionIsResetOnNavigation(t *testing.T) {
 	p.raw.mu.Unlock()
 
 	// Navigate through the surface; the watcher alone resets the session.
-	if _, err := h.r.Goto(ctx, localapi.GotoRequest{Page: pi.ID, URL: srv.URL + "/two"}); err != nil {
+	if _, err := runOp(ctx, h.r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: pi.ID}, URL: srv.URL + "/two"}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -364,7 +364,7 @@ func TestRawSessionIsResetOnNavigation(t *testing.T) {
 	if err != nil || rd.Text != "page /two" {
 		t.Fatalf("read after raw disables = %+v, %v", rd, err)
 	}
-	if _, err := h.r.Goto(ctx, localapi.GotoRequest{Page: pi.ID, URL: srv.URL + "/three"}); err != nil {
+	if _, err := runOp(ctx, h.r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: pi.ID}, URL: srv.URL + "/three"}); err != nil {
 		t.Fatal(err)
 	}
 	got := evalRaw(t, h, pi.ID, `fetch("/probe-after").then(() => JSON.stringify({w: innerWidth, planted: window.__planted || null}))`)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/slow"
 	"github.com/webcodex/webcodex/internal/waitfor"
@@ -175,7 +176,7 @@ func TestCutSocketDuringEffects(t *testing.T) {
 		page = fresh()
 	}
 	// After: a navigation whose ack arrived, then the cut: it landed once.
-	if _, err := h.r.Goto(ctx, localapi.GotoRequest{Page: page, URL: srv.URL + "/nav"}); err != nil {
+	if _, err := runOp(ctx, h.r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: page}, URL: srv.URL + "/nav"}); err != nil {
 		t.Fatal(err)
 	}
 	h.dial.cut()

@@ -49,21 +49,21 @@ func TestHistoryKeepsTheGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.r.Goto(ctx, localapi.GotoRequest{Page: p.ID, URL: allowed.URL + "/b"}); err != nil {
+	if _, err := runOp(ctx, h.r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: p.ID}, URL: allowed.URL + "/b"}); err != nil {
 		t.Fatal(err)
 	}
-	nav, err := h.r.Back(ctx, localapi.PageRequest{Page: p.ID})
+	nav, err := runOp(ctx, h.r, op.Back, op.HistoryIn{OnPage: op.OnPage{Page: p.ID}})
 	if err != nil || nav.URL != allowed.URL+"/a" || nav.Title != "page a" {
 		t.Fatalf("back = %+v, %v; want page a", nav, err)
 	}
-	nav, err = h.r.Forward(ctx, localapi.PageRequest{Page: p.ID})
+	nav, err = runOp(ctx, h.r, op.Forward, op.HistoryIn{OnPage: op.OnPage{Page: p.ID}})
 	if err != nil || nav.URL != allowed.URL+"/b" || nav.Title != "page b" {
 		t.Fatalf("forward = %+v, %v; want page b", nav, err)
 	}
-	if _, err := h.r.Forward(ctx, localapi.PageRequest{Page: p.ID}); !fsm.IsCode(err, fsm.NotFound) {
+	if _, err := runOp(ctx, h.r, op.Forward, op.HistoryIn{OnPage: op.OnPage{Page: p.ID}}); !fsm.IsCode(err, fsm.NotFound) {
 		t.Fatalf("forward at the newest entry = %v, want %s", err, fsm.NotFound)
 	}
-	nav, err = h.r.Reload(ctx, localapi.PageRequest{Page: p.ID})
+	nav, err = runOp(ctx, h.r, op.Reload, op.HistoryIn{OnPage: op.OnPage{Page: p.ID}})
 	if err != nil || nav.URL != allowed.URL+"/b" {
 		t.Fatalf("reload = %+v, %v", nav, err)
 	}
@@ -81,10 +81,10 @@ func TestHistoryKeepsTheGate(t *testing.T) {
 		_, err := runOp(ctx, h.r, op.ReadText, readIn(p.ID))
 		return fsm.IsCode(err, fsm.OriginDenied)
 	})
-	if _, err := h.r.Reload(ctx, localapi.PageRequest{Page: p.ID}); !fsm.IsCode(err, fsm.OriginDenied) {
+	if _, err := runOp(ctx, h.r, op.Reload, op.HistoryIn{OnPage: op.OnPage{Page: p.ID}}); !fsm.IsCode(err, fsm.OriginDenied) {
 		t.Fatalf("reload of a page off the list = %v, want %s", err, fsm.OriginDenied)
 	}
-	nav, err = h.r.Back(ctx, localapi.PageRequest{Page: p.ID})
+	nav, err = runOp(ctx, h.r, op.Back, op.HistoryIn{OnPage: op.OnPage{Page: p.ID}})
 	if err != nil || nav.URL != allowed.URL+"/b" {
 		t.Fatalf("back home from the denied page = %+v, %v", nav, err)
 	}
@@ -93,7 +93,7 @@ func TestHistoryKeepsTheGate(t *testing.T) {
 	}
 	// Forward would land on the denied origin: refused as goto is, and the
 	// tab stays readable where it was.
-	_, err = h.r.Forward(ctx, localapi.PageRequest{Page: p.ID})
+	_, err = runOp(ctx, h.r, op.Forward, op.HistoryIn{OnPage: op.OnPage{Page: p.ID}})
 	ref, ok := fsm.AsRefusal(err)
 	if !ok || ref.Code != fsm.OriginDenied {
 		t.Fatalf("forward to a denied origin = %v, want %s", err, fsm.OriginDenied)
@@ -132,7 +132,7 @@ func TestHistoryWithinTheDocument(t *testing.T) {
 	if _, err := runOp(ctx, h.r, op.Eval, op.EvalIn{OnPage: op.OnPage{Page: p.ID}, Expr: "history.pushState({}, '', '#one'); history.pushState({}, '', '#two'); 1"}); err != nil {
 		t.Fatal(err)
 	}
-	nav, err := h.r.Back(ctx, localapi.PageRequest{Page: p.ID})
+	nav, err := runOp(ctx, h.r, op.Back, op.HistoryIn{OnPage: op.OnPage{Page: p.ID}})
 	if err != nil || nav.URL != srv.URL+"/app#one" {
 		t.Fatalf("back within the document = %+v, %v", nav, err)
 	}
@@ -140,7 +140,7 @@ func TestHistoryWithinTheDocument(t *testing.T) {
 		rd, err := runOp(ctx, h.r, op.ReadText, readIn(p.ID))
 		return err == nil && rd.Text == "#one"
 	})
-	nav, err = h.r.Forward(ctx, localapi.PageRequest{Page: p.ID})
+	nav, err = runOp(ctx, h.r, op.Forward, op.HistoryIn{OnPage: op.OnPage{Page: p.ID}})
 	if err != nil || nav.URL != srv.URL+"/app#two" {
 		t.Fatalf("forward within the document = %+v, %v", nav, err)
 	}

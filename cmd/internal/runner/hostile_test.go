@@ -217,7 +217,7 @@ func TestNavigationThatNeverLoadsReturnsLoading(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.opts.CallBound = 5 * time.Second // set up under the default bound: a loaded machine is slow to
-	nav, err := r.Goto(ctx, localapi.GotoRequest{Page: p.ID, URL: srv.URL + "/endless"})
+	nav, err := runOp(ctx, r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: p.ID}, URL: srv.URL + "/endless"})
 	if err != nil {
 		t.Fatalf("goto a page that never finishes loading: %v", err)
 	}

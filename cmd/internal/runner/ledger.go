@@ -9,7 +9,7 @@ import (
 	"fmt"
 
 	"github.com/webcodex/webcodex/cdp"
-	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/lease"
 )
@@ -85,14 +85,14 @@ func replayed(o lease.Outcome, err error) (json.RawMessage, error) {
 }
 
 // navResultOf decodes a navigation's recorded outcome.
-func navResultOf(o lease.Outcome) (localapi.NavResult, error) {
+func navResultOf(o lease.Outcome) (op.NavResult, error) {
 	raw, err := replayed(o, nil)
 	if err != nil {
-		return localapi.NavResult{}, err
+		return op.NavResult{}, err
 	}
-	var nav localapi.NavResult
+	var nav op.NavResult
 	if err := json.Unmarshal(raw, &nav); err != nil {
-		return localapi.NavResult{}, fmt.Errorf("runner: recorded navigation: %w", err)
+		return op.NavResult{}, fmt.Errorf("runner: recorded navigation: %w", err)
 	}
 	return nav, nil
 }
@@ -102,32 +102,32 @@ func navResultOf(o lease.Outcome) (localapi.NavResult, error) {
 // caller names shows the URL it asked for, the navigation is taken as done
 // (reconciled_done) and the page is reported; otherwise it stays unknown,
 // since a page elsewhere does not prove it never went.
-func (r *Runner) replayNavigation(ctx context.Context, e *lease.Entry, req localapi.GotoRequest) (localapi.NavResult, error) {
+func (r *Runner) replayNavigation(ctx context.Context, e *lease.Entry, req op.GotoIn) (op.NavResult, error) {
 	o, err := e.Replay(ctx)
 	if err == nil {
 		return navResultOf(o)
 	}
 	if e.State() != lease.EffectUnknown {
-		return localapi.NavResult{}, err
+		return op.NavResult{}, err
 	}
 	p, perr := r.page(req.Page)
 	if perr != nil {
-		return localapi.NavResult{}, err
+		return op.NavResult{}, err
 	}
 	u, title, ierr := p.targetInfo(ctx)
 	if ierr != nil || u != req.URL || p.browser.gate.Check(u) != nil {
-		return localapi.NavResult{}, err
+		return op.NavResult{}, err
 	}
-	nav := localapi.NavResult{Page: p.id, URL: u, Title: title}
+	nav := op.NavResult{Page: p.id, URL: u, Title: title}
 	out, merr := json.Marshal(nav)
 	if merr != nil {
-		return localapi.NavResult{}, err
+		return op.NavResult{}, err
 	}
 	if oerr := e.Observe(true, out); oerr != nil {
 		// Another repeat settled it first: its outcome is the answer.
 		o, err := e.Replay(ctx)
 		if err != nil {
-			return localapi.NavResult{}, err
+			return op.NavResult{}, err
 		}
 		return navResultOf(o)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
+	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
 	"github.com/webcodex/webcodex/internal/waitfor"
 )
@@ -85,14 +86,14 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 		}
 	}
 
-	nav := localapi.GotoRequest{Page: page, URL: srv.URL + "/nav", IdempotencyKey: "key-nav"}
-	first, err := h.r.Goto(ctx, nav)
+	nav := op.GotoIn{OnPage: op.OnPage{Page: page}, URL: srv.URL + "/nav", Keyed: op.Keyed{IdempotencyKey: "key-nav"}}
+	first, err := runOp(ctx, h.r, op.Goto, nav)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cutAndReconnect()
 	nav.Page = pageAt("/nav")
-	again, err := h.r.Goto(ctx, nav)
+	again, err := runOp(ctx, h.r, op.Goto, nav)
 	if err != nil {
 		t.Fatalf("navigation repeated with its key: %v", err)
 	}
@@ -103,7 +104,7 @@ func TestRepeatedKeyAfterCutSocket(t *testing.T) {
 		t.Fatalf("navigation landed %d times, want exactly once", n)
 	}
 	// Without a key each call is its own effect.
-	if _, err := h.r.Goto(ctx, localapi.GotoRequest{Page: nav.Page, URL: srv.URL + "/nav"}); err != nil {
+	if _, err := runOp(ctx, h.r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: nav.Page}, URL: srv.URL + "/nav"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := j.get("navigate"); n != 2 {

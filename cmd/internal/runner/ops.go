@@ -41,6 +41,7 @@ func (r *Runner) serveOps(rt *localapi.Routes) {
 	serveReads(s)
 	servePageReads(s)
 	serveScript(s)
+	serveNavigation(s)
 	serveRunnerOps(s) // the browser's and the Runner's (browser_ops.go)
 	if missing := s.unserved(); len(missing) > 0 {
 		panic("runner: operations without a handler: " + strings.Join(missing, ", "))

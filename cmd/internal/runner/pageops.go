@@ -16,7 +16,6 @@ import (
 	"github.com/webcodex/webcodex/cmd/internal/localapi"
 	"github.com/webcodex/webcodex/cmd/internal/op"
 	"github.com/webcodex/webcodex/fsm"
-	"github.com/webcodex/webcodex/lease"
 )
 
 // Bounds of page reads.
@@ -59,92 +58,68 @@ func (r *Runner) Open(ctx context.Context, req localapi.OpenRequest) (_ localapi
 		return localapi.PageInfo{}, err
 	}
 	if req.URL != "" {
-		if _, err := r.Goto(ctx, localapi.GotoRequest{Page: p.id, URL: req.URL}); err != nil {
+		if _, err := localapi.Of(op.Goto).Call(ctx, r.Routes(), op.GotoIn{OnPage: op.OnPage{Page: p.id}, URL: req.URL}); err != nil {
 			return localapi.PageInfo{}, err
 		}
 	}
 	return p.info(ctx), nil
 }
 
-// Goto navigates a page: the origin gate judges the destination, the
-// surface arms the load event before Page.navigate, and the URL and title
-// are read live from the new document (and judged again: a redirect may
-// have left the allowlist).
-func (r *Runner) Goto(ctx context.Context, req localapi.GotoRequest) (_ localapi.NavResult, err error) {
-	defer func() { r.auditPageOp(ctx, req.Page, "navigate", req.URL, err) }()
-	ctx, settle := r.call(ctx, req.Page, "the navigation", r.callBound())
-	defer func() { err = settle(err) }()
-	what := req
-	what.Page, what.IdempotencyKey = "", ""
-	entry, fresh, err := r.claimEffect(ctx, req.IdempotencyKey, "navigate", what)
-	if err != nil {
-		return localapi.NavResult{}, err
-	}
-	if !fresh {
-		return r.replayNavigation(ctx, entry, req)
-	}
-	p, err := r.navigablePage(ctx, req)
-	if err != nil {
-		r.cancelEffect(entry, err)
-		return localapi.NavResult{}, err
-	}
-	o, err := entry.Dispatch(ctx, func(ctx context.Context) (lease.Outcome, lease.EffectTrigger) {
-		nav, err := r.navigate(ctx, p, req)
-		if err != nil {
-			return lease.Outcome{Err: err}, settleOf(err)
-		}
-		out, err := json.Marshal(nav)
-		return lease.Outcome{Result: out, Err: err}, lease.EffectAck
+// serveNavigation serves goto and the moves through history: the origin
+// gate judges the destination before anything moves (a history entry in
+// surface.GoHistory), and the document it lands on again, leaving the page
+// unreadable when it is off the allowlist.
+func serveNavigation(s *opServer) {
+	r := s.r
+	serveOnPage(s, op.Goto, pageHandler[op.GotoIn, op.NavResult]{
+		check: func(ctx context.Context, p *Page, in op.GotoIn) error {
+			if err := checkNavigationURL(in.URL); err != nil {
+				return err
+			}
+			return p.browser.gate.Check(in.URL)
+		},
+		do:      r.navigate,
+		observe: r.replayNavigation,
 	})
-	if err != nil {
-		return localapi.NavResult{}, err
-	}
-	return navResultOf(o)
-}
-
-// navigablePage is the page a navigation may start from, to a URL it may
-// go to: what is checked before anything is dispatched.
-func (r *Runner) navigablePage(ctx context.Context, req localapi.GotoRequest) (*Page, error) {
-	p, err := r.page(req.Page)
-	if err != nil {
-		return nil, err
-	}
-	if p.personal() {
-		if err := p.authorize(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkNavigationURL(req.URL); err != nil {
-		return nil, err
-	}
-	if err := p.browser.gate.Check(req.URL); err != nil {
-		return nil, err
-	}
-	return p, nil
+	servePageOp(s, op.Back, func(ctx context.Context, p *Page, _ op.HistoryIn) (op.NavResult, error) {
+		return r.history(ctx, p, func(ctx context.Context) (*surface.NavResult, error) {
+			return p.surf.GoHistory(ctx, -1, p.browser.gate.Check)
+		})
+	})
+	servePageOp(s, op.Forward, func(ctx context.Context, p *Page, _ op.HistoryIn) (op.NavResult, error) {
+		return r.history(ctx, p, func(ctx context.Context) (*surface.NavResult, error) {
+			return p.surf.GoHistory(ctx, +1, p.browser.gate.Check)
+		})
+	})
+	servePageOp(s, op.Reload, func(ctx context.Context, p *Page, _ op.HistoryIn) (op.NavResult, error) {
+		return r.history(ctx, p, func(ctx context.Context) (*surface.NavResult, error) {
+			return p.surf.Reload(ctx, false)
+		})
+	})
 }
 
 // navigate is the navigation itself, dispatched once by the ledger.
-func (r *Runner) navigate(ctx context.Context, p *Page, req localapi.GotoRequest) (localapi.NavResult, error) {
+func (r *Runner) navigate(ctx context.Context, p *Page, req op.GotoIn) (op.NavResult, error) {
 	nctx, cancel := context.WithTimeout(ctx, navigationTimeout)
 	defer cancel()
 	nav, err := p.surf.Navigate(nctx, req.URL)
 	p.navFailed.Store(fsm.IsCode(err, fsm.NavigationFailed))
 	if err != nil {
-		return localapi.NavResult{}, err
+		return op.NavResult{}, err
 	}
 	loading := !nav.Loaded && nav.Dialog == nil
 	if nav.URL == "" && loading {
 		// Committed and still loading (a huge document keeps the page's
 		// main thread busy): what the browser process knows is the answer.
 		if nav.URL, nav.Title, err = p.targetInfo(context.WithoutCancel(ctx)); err != nil {
-			return localapi.NavResult{}, err
+			return op.NavResult{}, err
 		}
 	}
 	if err := p.browser.gate.Check(nav.URL); err != nil {
-		return localapi.NavResult{}, leftAllowlist(err)
+		return op.NavResult{}, leftAllowlist(err)
 	}
 	p.remember(nav.URL, nav.Title)
-	return localapi.NavResult{Page: p.id, URL: nav.URL, Title: nav.Title, Status: int(nav.Status), Loading: loading}, nil
+	return op.NavResult{Page: p.id, URL: nav.URL, Title: nav.Title, Status: int(nav.Status), Loading: loading}, nil
 }
 
 // targetInfo is the page's URL and title as the browser process reports

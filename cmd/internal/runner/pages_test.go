@@ -86,7 +86,7 @@ func TestOwnedAllowlist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = h.r.Goto(ctx, localapi.GotoRequest{Page: p.ID, URL: "http://localhost:1/x"})
+	_, err = runOp(ctx, h.r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: p.ID}, URL: "http://localhost:1/x"})
 	ref, ok := fsm.AsRefusal(err)
 	if !ok || ref.Code != fsm.OriginDenied {
 		t.Fatalf("goto a denied origin = %v", err)

@@ -160,7 +160,7 @@ Promise.allSettled(tries).then(() => fetch("/settled"));
 		return false
 	})
 	// A redirect from the allowed origin to a denied one.
-	h.r.Goto(ctx, localapi.GotoRequest{Page: p.ID, URL: allowedURL + "/redirect"})
+	runOp(ctx, h.r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: p.ID}, URL: allowedURL + "/redirect"})
 	waitfor.Until(t, 20*time.Second, "the redirect ends on its (blocked) URL", func() bool {
 		for _, u := range targetURLs(t, h.r, b.ID) {
 			if strings.HasPrefix(u, same.sameSite()+"/redirected") {

@@ -16,7 +16,6 @@ func (r *Runner) Routes() *localapi.Routes {
 	localapi.Serve(rt, localapi.Launch, bounded(r, r.Launch))
 	localapi.Serve(rt, localapi.Pages, bounded(r, r.Pages))
 	localapi.Serve(rt, localapi.Open, bounded(r, r.Open))
-	localapi.Serve(rt, localapi.Goto, bounded(r, r.Goto))
 	localapi.Serve(rt, localapi.Close, bounded(r, r.Close))
 	localapi.Serve(rt, localapi.Attach, bounded(r, r.Attach))
 	localapi.Serve(rt, localapi.AttachOffer, bounded(r, r.AttachOffer))
