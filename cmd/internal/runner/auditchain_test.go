@@ -41,7 +41,7 @@ func TestAuditChainHeadAtCloseAndStop(t *testing.T) {
 	if _, err := runAct(ctx, h.r, op.Click, clickOn(p.ID, localapi.Target{Role: "button", Name: "go"})); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.r.Goto(ctx, localapi.GotoRequest{Page: p.ID, URL: "http://denied.invalid/"}); !fsm.IsCode(err, fsm.OriginDenied) {
+	if _, err := runOp(ctx, h.r, op.Goto, op.GotoIn{OnPage: op.OnPage{Page: p.ID}, URL: "http://denied.invalid/"}); !fsm.IsCode(err, fsm.OriginDenied) {
 		t.Fatalf("goto a denied origin: %v", err)
 	}
 	res, err := h.r.Close(ctx, localapi.BrowserRequest{Browser: b.ID})
