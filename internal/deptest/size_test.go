@@ -50,10 +50,9 @@ var longFunctions = map[string]string{
 	"fsm.Tracker.Fire": "the property checks' one step (model agreement, bounded, no replay, generations, " +
 		"revocation, single flight) that scripts/mutate's property seeds patch; split it with their patches",
 	// Rewritten by other items of issue 20 this round; split there.
-	"cmd/internal/mcp.Server.addTools": "tools outside the operation table registered by hand; item 1 derives them",
-	"cmd/internal/mcp.Server.tabs":     "the tabs tool's actions chosen by string; item 1 gives each its declaration",
-	"cmd/internal/mcp.Server.waitFor":  "the wait tool's conditions mapped by hand; item 1 derives them",
-	"cmd/internal/mcp.Server.find":     "the find tool's arguments mapped by hand; item 1 derives them",
+	"cmd/internal/mcp.Server.tabs":    "the tabs tool's actions chosen by string; item 1 gives each its declaration",
+	"cmd/internal/mcp.Server.waitFor": "the wait tool's conditions mapped by hand; item 1 derives them",
+	"cmd/internal/mcp.Server.find":    "the find tool's arguments mapped by hand; item 1 derives them",
 	"cmd/internal/runner.Runner.dialUnderPrompt": "the consent prompt's observe-and-press loop; item 2 moves it onto " +
 		"fsm.Owner's Run",
 	"cdp/surface.Page.Snapshot": "the snapshot's frame walk with its one budget; to split with the surface's " +
