@@ -18,8 +18,6 @@ const dragHandover = 5 * time.Second
 // dragOps are the operations a drag allows: copy, link and move.
 const dragOps = 1 | 2 | 16
 
-var jsArmDrag = jsFn[none, pageErr]{name: "armDrag"}
-
 // dragStateArgs ends the watch (done) or only reads it.
 type dragStateArgs struct {
 	Done bool `json:"done,omitempty"`
@@ -30,8 +28,6 @@ type dragStateResult struct {
 	Started bool `json:"started"`
 	Dropped bool `json:"dropped"`
 }
-
-var jsDragState = jsFn[dragStateArgs, dragStateResult]{name: "dragState"}
 
 // Drag drags from the element from to the element to with real mouse
 // input, as a person does: the button is pressed over from, the mouse

@@ -85,6 +85,9 @@ var (
 	jsFocusFrame  = jsFn[none, reachResult]{name: "focusFrame"}
 	jsFrameLayout = jsFn[frameLayoutArgs, frameBoxes]{name: "frameLayout"}
 	jsAfterFrame  = jsFn[none, afterFrameResult]{name: "afterFrame", await: true}
+	// armDrag watches for the page's HTML drag; dragState reads (or ends) it.
+	jsArmDrag   = jsFn[none, pageErr]{name: "armDrag"}
+	jsDragState = jsFn[dragStateArgs, dragStateResult]{name: "dragState"}
 	// closedRoot forgets the closed shadow roots kept; called with a root
 	// as its element (closedRootFn), it keeps one: see keepClosedRoots.
 	jsClosedRoot = jsFn[closedRootArgs, bool]{name: "closedRoot"}
